@@ -1,0 +1,61 @@
+package dev.symbiont.cpu.gemm;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+
+/**
+ * Picks the {@link Gemm} behind {@link Gemm#fastest()}: once per JVM, logged once.
+ * The rule itself ({@link #choose}) is a pure function so tests can drive it.
+ */
+final class GemmSelection {
+
+    /** System property that forces a path: {@code vector} or {@code ejml}. */
+    static final String PROPERTY = "symbiont.cpu.gemm";
+
+    private static final Logger LOG = System.getLogger("dev.symbiont.cpu.gemm");
+
+    private GemmSelection() {}
+
+    /** The outcome of selection: the path and the sentence that explains it. */
+    record Choice(GemmPath path, String reason) {}
+
+    private static final class Holder {
+        static final Gemm FASTEST = select();
+
+        private static Gemm select() {
+            Choice choice = choose(System.getProperty(PROPERTY), VectorSupport.check());
+            LOG.log(Level.INFO, "Symbiont CPU GEMM: using {0} path ({1})", choice.path().id(), choice.reason());
+            return choice.path() == GemmPath.VECTOR ? VectorGemm.create() : new EjmlGemm();
+        }
+    }
+
+    static Gemm fastest() {
+        return Holder.FASTEST;
+    }
+
+    /**
+     * @param forced the value of {@value #PROPERTY}, or null when unset
+     * @param vector whether the vector path can run here
+     * @throws IllegalStateException when {@code forced} names the vector path but it cannot
+     *         run, or names no path at all
+     */
+    static Choice choose(String forced, VectorSupport.Status vector) {
+        if (forced != null && !forced.isBlank()) {
+            GemmPath path;
+            try {
+                path = GemmPath.parse(forced);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("-D" + PROPERTY + "=" + forced + ": " + e.getMessage(), e);
+            }
+            if (path == GemmPath.VECTOR && !vector.available()) {
+                throw new IllegalStateException("-D" + PROPERTY + "=vector forces the vector path, but it cannot run: "
+                        + vector.reason());
+            }
+            return new Choice(path, "forced by -D" + PROPERTY + "=" + forced);
+        }
+        if (vector.available()) {
+            return new Choice(GemmPath.VECTOR, vector.reason());
+        }
+        return new Choice(GemmPath.EJML, "vector path unavailable: " + vector.reason());
+    }
+}

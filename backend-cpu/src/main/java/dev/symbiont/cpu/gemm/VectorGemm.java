@@ -1,0 +1,331 @@
+package dev.symbiont.cpu.gemm;
+
+import dev.symbiont.cpu.CpuThreads;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveAction;
+
+/**
+ * Vector-API GEMM in the BLIS/GotoBLAS layout.
+ *
+ * <pre>
+ * for jc in N by NC                      B block  KC×NC  (shared, in L3/L2)
+ *   for pc in K by KC:  pack B           — in parallel, once per block, shared by all threads
+ *     in parallel over (row range × panel range) of C:
+ *       for ic in rows by MC: pack A     A block  MC×KC  (per thread, in L2)
+ *         for jr in panels               B micro-panel KC×NR (in L1)
+ *           for ir in A by MR:  micro-kernel MR×NR, accumulators in registers
+ * </pre>
+ *
+ * Small problems run on the calling thread; {@link #sgemmBatched} runs small problems in
+ * parallel across the batch. All threads come from {@link CpuThreads#pool()}.
+ */
+public final class VectorGemm implements Gemm {
+
+    static final int MR = VectorGemmKernels.MR;
+    static final int NR = VectorGemmKernels.NR;
+    /** Depth of a block: a KC×NR B micro-panel (32 KiB at 256×32) stays in the 48 KiB L1d. */
+    static final int KC = 256;
+    /** Rows of an A block: MC×KC floats (128 KiB) sit in the 1 MiB L2 next to B panels. */
+    static final int MC = 128;
+    /** Columns of a B block: KC×NC floats (4 MiB) live in L3. */
+    static final int NC = 4096;
+    /** Below this many flops (2mnk) the fork/join costs more than a second core saves. */
+    static final long PARALLEL_FLOPS = 2L * 96 * 96 * 96;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final ConcurrentLinkedQueue<float[]> SHARED_B = new ConcurrentLinkedQueue<>();
+
+    private final ForkJoinPool pool;
+    private final int threads;
+
+    private VectorGemm(ForkJoinPool pool) {
+        this.pool = pool;
+        this.threads = pool.getParallelism();
+    }
+
+    /** A VectorGemm on the shared CPU pool. Callers should check {@link VectorSupport} first. */
+    static VectorGemm create() {
+        return new VectorGemm(CpuThreads.pool());
+    }
+
+    @Override
+    public GemmPath path() {
+        return GemmPath.VECTOR;
+    }
+
+    @Override
+    public void sgemm(int m, int n, int k,
+                      float[] a, int aOff, int aRowStride, int aColStride,
+                      float[] b, int bOff, int bRowStride, int bColStride,
+                      float[] c, int cOff, int ldc) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        Problem pr = new Problem(m, n, k, a, aOff, aRowStride, aColStride,
+                b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        if (pr.trivial()) {
+            return;
+        }
+        if (threads == 1 || pr.flops() < PARALLEL_FLOPS) {
+            sequential(pr);
+        } else {
+            pool.invoke(new Parallel(pr, threads));
+        }
+    }
+
+    @Override
+    public void sgemmBatched(int batch, int m, int n, int k,
+                             float[] a, int aOff, int aBatchStride, int aRowStride, int aColStride,
+                             float[] b, int bOff, int bBatchStride, int bRowStride, int bColStride,
+                             float[] c, int cOff, int cBatchStride, int ldc) {
+        GemmChecks.checkBatch(batch, aBatchStride, bBatchStride, cBatchStride);
+        Problem[] problems = new Problem[batch];
+        for (int t = 0; t < batch; t++) {
+            int ao = aOff + t * aBatchStride, bo = bOff + t * bBatchStride, co = cOff + t * cBatchStride;
+            GemmChecks.check(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
+            problems[t] = new Problem(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
+        }
+        if (batch == 0 || problems[0].trivial()) {
+            return;
+        }
+        long flops = problems[0].flops();
+        if (threads == 1 || batch == 1 || flops * batch < PARALLEL_FLOPS) {
+            for (Problem pr : problems) {
+                sequential(pr);
+            }
+        } else if (flops >= 8 * PARALLEL_FLOPS * threads) {
+            // large problems: each one is worth all cores by itself
+            for (Problem pr : problems) {
+                pool.invoke(new Parallel(pr, threads));
+            }
+        } else {
+            pool.invoke(new BatchSlice(problems, 0, batch));
+        }
+    }
+
+    // ---------------------------------------------------------------- sequential
+
+    private static void sequential(Problem pr) {
+        Scratch s = SCRATCH.get();
+        int ncMax = Math.min(NC, pr.n);
+        float[] bBuf = s.b(Math.min(KC, pr.k) * roundUp(ncMax, NR));
+        for (int jc = 0; jc < pr.n; jc += NC) {
+            int nc = Math.min(NC, pr.n - jc);
+            int panels = (nc + NR - 1) / NR;
+            for (int pc = 0; pc < pr.k; pc += KC) {
+                int kc = Math.min(KC, pr.k - pc);
+                GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
+                computeRows(pr, s, bBuf, 0, pr.m, jc, nc, 0, panels, pc, kc);
+            }
+        }
+    }
+
+    /** Rows [r0, r1) of C × B panels [q0, q1) of the current (jc, pc) block. Never joins. */
+    private static void computeRows(Problem pr, Scratch s, float[] bBuf, int r0, int r1,
+                                    int jc, int nc, int q0, int q1, int pc, int kc) {
+        boolean accumulate = pc > 0;
+        float[] aBuf = s.a;
+        for (int ic = r0; ic < r1; ic += MC) {
+            int mc = Math.min(MC, r1 - ic);
+            GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
+            for (int q = q0; q < q1; q++) {
+                int j = jc + q * NR;
+                int cols = Math.min(NR, nc - q * NR);
+                int bAt = q * NR * kc;
+                for (int ir = 0; ir < mc; ir += MR) {
+                    int rows = Math.min(MR, mc - ir);
+                    int cAt = pr.cOff + (ic + ir) * pr.ldc + j;
+                    if (rows == MR && cols == NR) {
+                        VectorGemmKernels.kernel(kc, aBuf, ir * kc, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate);
+                    } else {
+                        edgeTile(kc, aBuf, ir * kc, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A partial tile: the kernel writes a full scratch tile, of which rows×cols go to C. */
+    private static void edgeTile(int kc, float[] aBuf, int aAt, float[] bBuf, int bAt, Problem pr,
+                                 int cAt, int rows, int cols, boolean accumulate, float[] tile) {
+        VectorGemmKernels.kernel(kc, aBuf, aAt, bBuf, bAt, tile, 0, NR, false);
+        float[] c = pr.c;
+        for (int r = 0; r < rows; r++) {
+            int d = cAt + r * pr.ldc, t = r * NR;
+            if (accumulate) {
+                for (int j = 0; j < cols; j++) {
+                    c[d + j] += tile[t + j];
+                }
+            } else {
+                System.arraycopy(tile, t, c, d, cols);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- parallel
+
+    /** One large product: per (jc, pc) block, pack B across all threads, then compute across all threads. */
+    private static final class Parallel extends RecursiveAction {
+        private final Problem pr;
+        private final int threads;
+
+        Parallel(Problem pr, int threads) {
+            this.pr = pr;
+            this.threads = threads;
+        }
+
+        @Override
+        protected void compute() {
+            int ncMax = Math.min(NC, pr.n);
+            int need = Math.min(KC, pr.k) * roundUp(ncMax, NR);
+            float[] polled = SHARED_B.poll();
+            float[] bBuf = polled != null && polled.length >= need ? polled : new float[need];
+            try {
+                for (int jc = 0; jc < pr.n; jc += NC) {
+                    int nc = Math.min(NC, pr.n - jc);
+                    int panels = (nc + NR - 1) / NR;
+                    Split split = Split.of(pr.m, panels, threads);
+                    for (int pc = 0; pc < pr.k; pc += KC) {
+                        int kc = Math.min(KC, pr.k - pc);
+                        invokeAll(packTasks(bBuf, jc, nc, panels, pc, kc));
+                        invokeAll(computeTasks(bBuf, split, jc, nc, panels, pc, kc));
+                    }
+                }
+            } finally {
+                SHARED_B.offer(bBuf);
+            }
+        }
+
+        private List<RecursiveAction> packTasks(float[] bBuf, int jc, int nc, int panels, int pc, int kc) {
+            int parts = Math.min(threads, panels);
+            List<RecursiveAction> tasks = new ArrayList<>(parts);
+            for (int t = 0; t < parts; t++) {
+                int q0 = panels * t / parts, q1 = panels * (t + 1) / parts;
+                tasks.add(action(() -> GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs,
+                        pc, kc, jc, nc, NR, q0, q1, bBuf)));
+            }
+            return tasks;
+        }
+
+        private List<RecursiveAction> computeTasks(float[] bBuf, Split split, int jc, int nc,
+                                                   int panels, int pc, int kc) {
+            List<RecursiveAction> tasks = new ArrayList<>(split.rowParts * split.colParts);
+            int mPanels = (pr.m + MR - 1) / MR;
+            for (int ti = 0; ti < split.rowParts; ti++) {
+                int r0 = Math.min(pr.m, mPanels * ti / split.rowParts * MR);
+                int r1 = Math.min(pr.m, mPanels * (ti + 1) / split.rowParts * MR);
+                for (int tj = 0; tj < split.colParts; tj++) {
+                    int q0 = panels * tj / split.colParts, q1 = panels * (tj + 1) / split.colParts;
+                    if (r0 < r1 && q0 < q1) {
+                        tasks.add(action(() -> computeRows(pr, SCRATCH.get(), bBuf, r0, r1,
+                                jc, nc, q0, q1, pc, kc)));
+                    }
+                }
+            }
+            return tasks;
+        }
+    }
+
+    /** How the C block is cut among threads: rowParts × colParts ≈ threads, least work per part. */
+    private record Split(int rowParts, int colParts) {
+        static Split of(int m, int nPanels, int threads) {
+            int mPanels = (m + MR - 1) / MR;
+            Split best = null;
+            long bestWork = Long.MAX_VALUE;
+            for (int rp = threads; rp >= 1; rp--) {
+                if (threads % rp != 0) {
+                    continue;
+                }
+                int cp = threads / rp;
+                long work = (long) ceilDiv(mPanels, rp) * ceilDiv(nPanels, cp);
+                if (work < bestWork) { // ties keep more row parts: B is shared, A is packed per part
+                    best = new Split(rp, cp);
+                    bestWork = work;
+                }
+            }
+            return best;
+        }
+    }
+
+    /** A run of batch entries, halved until one slice per thread remains; each entry runs sequentially. */
+    private static final class BatchSlice extends RecursiveAction {
+        private final Problem[] problems;
+        private final int from, to;
+
+        BatchSlice(Problem[] problems, int from, int to) {
+            this.problems = problems;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        protected void compute() {
+            if (to - from > 1 && getSurplusQueuedTaskCount() <= 1) {
+                int mid = (from + to) >>> 1;
+                invokeAll(new BatchSlice(problems, from, mid), new BatchSlice(problems, mid, to));
+            } else {
+                for (int t = from; t < to; t++) {
+                    sequential(problems[t]);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private record Problem(int m, int n, int k,
+                           float[] a, int aOff, int aRs, int aCs,
+                           float[] b, int bOff, int bRs, int bCs,
+                           float[] c, int cOff, int ldc) {
+        long flops() {
+            return 2L * m * n * k;
+        }
+
+        /** True (and C already written) when there is nothing to multiply. */
+        boolean trivial() {
+            if (m == 0 || n == 0) {
+                return true;
+            }
+            if (k == 0) {
+                for (int i = 0; i < m; i++) {
+                    java.util.Arrays.fill(c, cOff + i * ldc, cOff + i * ldc + n, 0f);
+                }
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** Per-thread packing buffers. Only code that never joins touches them, so no task can steal them. */
+    private static final class Scratch {
+        final float[] a = new float[MC * KC];
+        final float[] tile = new float[MR * NR];
+        private float[] b = new float[0];
+
+        float[] b(int size) {
+            if (b.length < size) {
+                b = new float[size];
+            }
+            return b;
+        }
+    }
+
+    private static RecursiveAction action(Runnable body) {
+        return new RecursiveAction() {
+            @Override
+            protected void compute() {
+                body.run();
+            }
+        };
+    }
+
+    private static int roundUp(int x, int to) {
+        return (x + to - 1) / to * to;
+    }
+
+    private static int ceilDiv(int x, int y) {
+        return (x + y - 1) / y;
+    }
+}

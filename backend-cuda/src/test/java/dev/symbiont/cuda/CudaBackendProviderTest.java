@@ -1,0 +1,38 @@
+package dev.symbiont.cuda;
+
+import dev.symbiont.core.backend.Availability;
+import dev.symbiont.core.backend.BackendProvider;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.ServiceLoader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CudaBackendProviderTest {
+
+    @Test
+    void providerIsFoundByServiceLoader() {
+        boolean found = ServiceLoader.load(BackendProvider.class).stream()
+                .anyMatch(p -> p.type() == CudaBackendProvider.class);
+        assertTrue(found, "META-INF/services must register the CUDA provider");
+    }
+
+    @Test
+    void missingDriverIsReportedWithTheSearchedPaths() {
+        Availability a = CudaBackendProvider.availability(List.of(Path.of("/nonexistent/libcuda.so.1")));
+        assertFalse(a.available());
+        assertTrue(a.reason().contains("/nonexistent/libcuda.so.1"), a.reason());
+    }
+
+    @Test
+    void creatingAnUnavailableBackendSaysWhy() {
+        var e = assertThrows(UnsupportedOperationException.class, () -> new CudaBackendProvider().create());
+        assertTrue(e.getMessage().startsWith("cuda backend: "), e.getMessage());
+        assertEquals("cuda", new CudaBackendProvider().name());
+    }
+}

@@ -1,0 +1,285 @@
+package dev.symbiont.core;
+
+import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.autograd.GradFn;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.ops.Creation;
+import dev.symbiont.core.ops.Elementwise;
+import dev.symbiont.core.ops.Indexing;
+import dev.symbiont.core.ops.Joining;
+import dev.symbiont.core.ops.Linalg;
+import dev.symbiont.core.ops.Losses;
+import dev.symbiont.core.ops.Normalization;
+import dev.symbiont.core.ops.Reductions;
+import dev.symbiont.core.ops.Transfer;
+import dev.symbiont.core.ops.Views;
+
+import java.util.List;
+
+/**
+ * An n-dimensional array on a backend, with reverse-mode autograd. A tensor is a
+ * {@link Storage} seen through a {@link Layout}; views share the storage.
+ *
+ * <p>Names and semantics follow PyTorch: numpy broadcasting, negative dims count from the end,
+ * {@code softmax(dim)}, {@code sum(dims, keepdim)}. Comparisons give float32 masks of 0 and 1.
+ */
+public final class Tensor {
+    private final Storage storage;
+    private final Layout layout;
+    private boolean requiresGrad;
+    private Tensor grad;
+    private GradFn gradFn;
+
+    /** Wraps a storage; used by ops and backends. The layout must lie inside the storage. */
+    public Tensor(Storage storage, Layout layout) {
+        if (layout.numel() > 0 && (layout.offset() < 0 || layout.maxIndex() >= storage.size())) {
+            throw new IllegalArgumentException("tensor: " + layout + " reaches outside a storage of " + storage.size() + " elements");
+        }
+        this.storage = storage;
+        this.layout = layout;
+    }
+
+    /** A contiguous tensor over a fresh storage. */
+    public static Tensor of(Storage storage, int... shape) {
+        return new Tensor(storage, Layout.contiguous(shape));
+    }
+
+    // ---- creation (on Backends.current()) ------------------------------------------------------
+
+    public static Tensor zeros(int... shape) { return Creation.full(0, DType.FLOAT32, shape); }
+    public static Tensor ones(int... shape) { return Creation.full(1, DType.FLOAT32, shape); }
+    public static Tensor full(double value, int... shape) { return Creation.full(value, DType.FLOAT32, shape); }
+    public static Tensor full(double value, DType dtype, int... shape) { return Creation.full(value, dtype, shape); }
+    public static Tensor zerosLike(Tensor t) { return Creation.full(t.backend(), 0, t.dtype(), t.shape()); }
+    public static Tensor onesLike(Tensor t) { return Creation.full(t.backend(), 1, t.dtype(), t.shape()); }
+    public static Tensor scalar(float value) { return Creation.fromArray(new float[] {value}); }
+    /** 0, 1, ..., end-1 as float32. */
+    public static Tensor arange(int end) { return Creation.arange(0, end, 1, DType.FLOAT32); }
+    public static Tensor arange(double start, double end, double step, DType dtype) { return Creation.arange(start, end, step, dtype); }
+    public static Tensor eye(int n) { return Creation.eye(n); }
+    /** Uniform in [0, 1) from the generator; the same numbers on every backend. */
+    public static Tensor rand(Generator generator, int... shape) { return Creation.rand(generator, shape); }
+    /** Standard normal from the generator; the same numbers on every backend. */
+    public static Tensor randn(Generator generator, int... shape) { return Creation.randn(generator, shape); }
+    public static Tensor fromArray(float[] data, int... shape) { return Creation.fromArray(data, shape); }
+    public static Tensor fromArray(int[] data, int... shape) { return Creation.fromArray(data, shape); }
+    public static Tensor fromArray(long[] data, int... shape) { return Creation.fromArray(data, shape); }
+
+    // ---- metadata -----------------------------------------------------------------------------
+
+    public Storage storage() { return storage; }
+    public Layout layout() { return layout; }
+    public Backend backend() { return storage.backend(); }
+    public DType dtype() { return storage.dtype(); }
+    public int[] shape() { return layout.shape().clone(); }
+    public int size(int dim) { return layout.size(layout.dim("size", dim)); }
+    public int[] strides() { return layout.strides().clone(); }
+    public int dim() { return layout.rank(); }
+    public int numel() { return layout.numel(); }
+    public boolean isContiguous() { return layout.isContiguous(); }
+
+    // ---- autograd -----------------------------------------------------------------------------
+
+    public boolean requiresGrad() { return requiresGrad; }
+
+    /** Marks a leaf as needing a gradient; returns this for chaining. */
+    public Tensor requiresGrad(boolean on) {
+        if (gradFn != null && !on) {
+            throw new IllegalStateException("requiresGrad: cannot turn off on a non-leaf tensor (" + gradFn
+                    + "); use detach()");
+        }
+        if (on && !dtype().isFloating()) {
+            throw new IllegalArgumentException("requiresGrad: only floating tensors can require grad, got " + dtype());
+        }
+        this.requiresGrad = on;
+        return this;
+    }
+
+    /** The accumulated gradient of a leaf, or null. */
+    public Tensor grad() { return grad; }
+
+    public void zeroGrad() { grad = null; }
+
+    /** Sets the gradient (e.g. by an optimizer); null clears it. */
+    public void setGrad(Tensor g) { grad = g; }
+
+    /** The op that produced this tensor, or null for a leaf. */
+    public GradFn gradFn() { return gradFn; }
+
+    public boolean isLeaf() { return gradFn == null; }
+
+    /** Used by {@link Autograd#record}: makes this the output of a recorded op. */
+    public void attach(GradFn fn) {
+        this.gradFn = fn;
+        this.requiresGrad = true;
+    }
+
+    /** Used by the autograd engine: adds to this leaf's gradient. */
+    public void accumulateGrad(Tensor g) {
+        if (!requiresGrad) return;
+        grad = grad == null ? g.contiguous() : grad.add(g);
+    }
+
+    /** Back-propagates from this single-element tensor. */
+    public void backward() { Autograd.backward(this, null); }
+
+    /** Back-propagates with an explicit gradient of this tensor's shape. */
+    public void backward(Tensor gradient) { Autograd.backward(this, gradient); }
+
+    /** The same values, cut from the graph. */
+    public Tensor detach() { return new Tensor(storage, layout); }
+
+    // ---- conversion ---------------------------------------------------------------------------
+
+    /** This tensor on another backend (a copy; gradients flow back). */
+    public Tensor to(Backend target) { return Transfer.toBackend(this, target); }
+
+    /** This tensor converted to another dtype (gradients flow back for floating types). */
+    public Tensor to(DType target) { return Transfer.toDType(this, target); }
+
+    /** A contiguous tensor with the same values: this one when already contiguous. */
+    public Tensor contiguous() { return Views.contiguous(this); }
+
+    /** The values as float32 in row-major order. */
+    public float[] toFloatArray() { return Transfer.toFloatArray(this); }
+
+    /** The values as int64 in row-major order (integer tensors, or floats truncated). */
+    public long[] toLongArray() { return Transfer.toLongArray(this); }
+
+    /** The single value of a one-element tensor. */
+    public float item() {
+        if (numel() != 1) {
+            throw new IllegalArgumentException("item: tensor of shape " + java.util.Arrays.toString(layout.shape())
+                    + " has " + numel() + " elements, not 1");
+        }
+        return toFloatArray()[0];
+    }
+
+    // ---- views --------------------------------------------------------------------------------
+
+    /** Reshape, copying only when the strides make a view impossible; one dim may be -1. */
+    public Tensor reshape(int... shape) { return Views.reshape(this, shape); }
+    /** Reshape that never copies; throws when the strides make a view impossible. */
+    public Tensor view(int... shape) { return Views.view(this, shape); }
+    public Tensor permute(int... dims) { return Views.permute(this, dims); }
+    public Tensor transpose(int dim0, int dim1) { return Views.transpose(this, dim0, dim1); }
+    /** Transpose of a 2-D tensor. */
+    public Tensor t() { return Views.t(this); }
+    public Tensor narrow(int dim, int start, int length) { return Views.narrow(this, dim, start, length); }
+    /** Elements start, start+step, ... before end along dim (a view). */
+    public Tensor slice(int dim, int start, int end, int step) { return Views.slice(this, dim, start, end, step); }
+    public Tensor select(int dim, int index) { return Views.select(this, dim, index); }
+    public Tensor expand(int... shape) { return Views.expand(this, shape); }
+    public Tensor broadcastTo(int... shape) { return Views.expand(this, shape); }
+    public Tensor squeeze() { return Views.squeeze(this); }
+    public Tensor squeeze(int dim) { return Views.squeeze(this, dim); }
+    public Tensor unsqueeze(int dim) { return Views.unsqueeze(this, dim); }
+    public Tensor flatten() { return reshape(numel()); }
+    /** Flattens dims start..end (inclusive) into one. */
+    public Tensor flatten(int startDim, int endDim) { return Views.flatten(this, startDim, endDim); }
+
+    // ---- elementwise --------------------------------------------------------------------------
+
+    public Tensor neg() { return Elementwise.unary(UnaryOp.NEG, this); }
+    public Tensor abs() { return Elementwise.unary(UnaryOp.ABS, this); }
+    public Tensor exp() { return Elementwise.unary(UnaryOp.EXP, this); }
+    public Tensor log() { return Elementwise.unary(UnaryOp.LOG, this); }
+    public Tensor sqrt() { return Elementwise.unary(UnaryOp.SQRT, this); }
+    public Tensor rsqrt() { return Elementwise.unary(UnaryOp.RSQRT, this); }
+    public Tensor tanh() { return Elementwise.unary(UnaryOp.TANH, this); }
+    public Tensor sigmoid() { return Elementwise.unary(UnaryOp.SIGMOID, this); }
+    public Tensor relu() { return Elementwise.unary(UnaryOp.RELU, this); }
+    /** GELU with the exact erf form. */
+    public Tensor gelu() { return Elementwise.unary(UnaryOp.GELU_ERF, this); }
+    /** GELU with the tanh approximation (PyTorch's approximate="tanh"). */
+    public Tensor geluTanh() { return Elementwise.unary(UnaryOp.GELU_TANH, this); }
+    public Tensor silu() { return Elementwise.unary(UnaryOp.SILU, this); }
+    public Tensor softplus() { return Elementwise.unary(UnaryOp.SOFTPLUS, this); }
+    public Tensor square() { return Elementwise.unary(UnaryOp.SQUARE, this); }
+    public Tensor reciprocal() { return Elementwise.unary(UnaryOp.RECIPROCAL, this); }
+
+    public Tensor add(Tensor other) { return Elementwise.binary(BinaryOp.ADD, this, other); }
+    public Tensor sub(Tensor other) { return Elementwise.binary(BinaryOp.SUB, this, other); }
+    public Tensor mul(Tensor other) { return Elementwise.binary(BinaryOp.MUL, this, other); }
+    public Tensor div(Tensor other) { return Elementwise.binary(BinaryOp.DIV, this, other); }
+    public Tensor pow(Tensor exponent) { return Elementwise.binary(BinaryOp.POW, this, exponent); }
+    public Tensor maximum(Tensor other) { return Elementwise.binary(BinaryOp.MAXIMUM, this, other); }
+    public Tensor minimum(Tensor other) { return Elementwise.binary(BinaryOp.MINIMUM, this, other); }
+    public Tensor add(double s) { return Elementwise.binaryScalar(BinaryOp.ADD, this, s); }
+    public Tensor sub(double s) { return Elementwise.binaryScalar(BinaryOp.SUB, this, s); }
+    public Tensor mul(double s) { return Elementwise.binaryScalar(BinaryOp.MUL, this, s); }
+    public Tensor div(double s) { return Elementwise.binaryScalar(BinaryOp.DIV, this, s); }
+    public Tensor pow(double exponent) { return Elementwise.binaryScalar(BinaryOp.POW, this, exponent); }
+    public Tensor clamp(double min, double max) { return Elementwise.clamp(this, min, max); }
+
+    public Tensor eq(Tensor other) { return Elementwise.binary(BinaryOp.EQ, this, other); }
+    public Tensor ne(Tensor other) { return Elementwise.binary(BinaryOp.NE, this, other); }
+    public Tensor lt(Tensor other) { return Elementwise.binary(BinaryOp.LT, this, other); }
+    public Tensor le(Tensor other) { return Elementwise.binary(BinaryOp.LE, this, other); }
+    public Tensor gt(Tensor other) { return Elementwise.binary(BinaryOp.GT, this, other); }
+    public Tensor ge(Tensor other) { return Elementwise.binary(BinaryOp.GE, this, other); }
+    public Tensor eq(double s) { return Elementwise.binaryScalar(BinaryOp.EQ, this, s); }
+    public Tensor lt(double s) { return Elementwise.binaryScalar(BinaryOp.LT, this, s); }
+    public Tensor gt(double s) { return Elementwise.binaryScalar(BinaryOp.GT, this, s); }
+
+    /** Elements of a where this (a mask) is non-zero, else of b. */
+    public Tensor where(Tensor a, Tensor b) { return Elementwise.where(this, a, b); }
+    public static Tensor where(Tensor condition, Tensor a, Tensor b) { return Elementwise.where(condition, a, b); }
+
+    // ---- reductions ---------------------------------------------------------------------------
+
+    public Tensor sum() { return Reductions.sum(this, null, false); }
+    public Tensor sum(int dim, boolean keepdim) { return Reductions.sum(this, new int[] {dim}, keepdim); }
+    public Tensor sum(int[] dims, boolean keepdim) { return Reductions.sum(this, dims, keepdim); }
+    public Tensor mean() { return Reductions.mean(this, null, false); }
+    public Tensor mean(int dim, boolean keepdim) { return Reductions.mean(this, new int[] {dim}, keepdim); }
+    public Tensor mean(int[] dims, boolean keepdim) { return Reductions.mean(this, dims, keepdim); }
+    /** Variance with Bessel's correction (unbiased), like torch.var. */
+    public Tensor var(int[] dims, boolean keepdim) { return Reductions.var(this, dims, 1, keepdim); }
+    public Tensor var(int[] dims, int correction, boolean keepdim) { return Reductions.var(this, dims, correction, keepdim); }
+    public Tensor max() { return Reductions.max(this, null, false); }
+    public Tensor max(int dim, boolean keepdim) { return Reductions.max(this, new int[] {dim}, keepdim); }
+    public Tensor amax(int[] dims, boolean keepdim) { return Reductions.max(this, dims, keepdim); }
+    public Tensor min() { return Reductions.min(this, null, false); }
+    public Tensor min(int dim, boolean keepdim) { return Reductions.min(this, new int[] {dim}, keepdim); }
+    public Tensor amin(int[] dims, boolean keepdim) { return Reductions.min(this, dims, keepdim); }
+    /** Index (int64) of the largest value along dim; first one on ties. */
+    public Tensor argmax(int dim, boolean keepdim) { return Reductions.argmax(this, dim, keepdim); }
+    public Tensor argmin(int dim, boolean keepdim) { return Reductions.argmin(this, dim, keepdim); }
+    public Tensor cumsum(int dim) { return Reductions.cumsum(this, dim); }
+
+    // ---- linear algebra, normalisation, losses ------------------------------------------------
+
+    /** torch.matmul: batched and broadcast over leading dims; 1-D operands are promoted. */
+    public Tensor matmul(Tensor other) { return Linalg.matmul(this, other); }
+    public Tensor softmax(int dim) { return Normalization.softmax(this, dim); }
+    public Tensor logSoftmax(int dim) { return Normalization.logSoftmax(this, dim); }
+    public Tensor tril(int diagonal) { return Linalg.tril(this, diagonal); }
+    public Tensor triu(int diagonal) { return Linalg.triu(this, diagonal); }
+    public Tensor layerNorm(int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
+        return Normalization.layerNorm(this, normalizedShape, weight, bias, eps);
+    }
+    public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) {
+        return Normalization.rmsNorm(this, normalizedShape, weight, eps);
+    }
+    public Tensor crossEntropy(Tensor targets) { return Losses.crossEntropy(this, targets, -100); }
+    public Tensor mseLoss(Tensor target) { return Losses.mseLoss(this, target); }
+
+    // ---- indexing and joining -----------------------------------------------------------------
+
+    public Tensor indexSelect(int dim, Tensor index) { return Indexing.indexSelect(this, dim, index); }
+    public Tensor gather(int dim, Tensor index) { return Indexing.gather(this, dim, index); }
+    /** A copy of this with src added at index along dim. */
+    public Tensor scatterAdd(int dim, Tensor index, Tensor src) { return Indexing.scatterAdd(this, dim, index, src); }
+    public Indexing.TopK topk(int k, int dim, boolean largest) { return Indexing.topk(this, k, dim, largest); }
+    public List<Tensor> split(int splitSize, int dim) { return Joining.split(this, splitSize, dim); }
+    public List<Tensor> chunk(int chunks, int dim) { return Joining.chunk(this, chunks, dim); }
+    public static Tensor cat(List<Tensor> tensors, int dim) { return Joining.cat(tensors, dim); }
+    public static Tensor stack(List<Tensor> tensors, int dim) { return Joining.stack(tensors, dim); }
+
+    @Override
+    public String toString() { return TensorFormatter.format(this); }
+}

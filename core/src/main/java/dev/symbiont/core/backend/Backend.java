@@ -1,0 +1,111 @@
+package dev.symbiont.core.backend;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
+
+/**
+ * The compute seam. A backend computes on {@link Storage}s described by {@link Layout}s and
+ * never tracks gradients: autograd lives in core, above this interface.
+ *
+ * <p>This interface is the <b>primitive tier</b>: the small set every backend implements.
+ * The <b>fused tier</b> ({@link FusedOps}) has default implementations composed from these
+ * primitives; those defaults are the reference kernels, and a backend overrides one only to
+ * make it faster.
+ *
+ * <p>Contract for every primitive: inputs may be any strided layout (including stride 0 for
+ * broadcast dims and negative-free transposes); outputs are fresh contiguous storages whose
+ * layout is {@code Layout.contiguous(resultShape)}. Core has already checked shapes, dtypes
+ * and that every storage belongs to this backend; backends check data-dependent things
+ * (index values) and throw naming the op.
+ */
+public interface Backend extends FusedOps {
+
+    /** Short lower-case name, the one used with {@code -Dsymbiont.backend=}. */
+    String name();
+
+    /** Bytes held now and the peak since the last reset. */
+    MemoryStats memory();
+
+    /** Starts a new peak-memory window at the current allocation. */
+    void resetPeakMemory();
+
+    // ---- memory and transfer -------------------------------------------------------------
+
+    /** A zero-filled buffer. */
+    Storage allocate(DType dtype, int size);
+
+    /**
+     * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
+     * int64, short[] (raw bits) for bfloat16 and float16.
+     */
+    Storage upload(DType dtype, Object hostArray);
+
+    /** The layout's elements in row-major order as a new host array of the dtype's Java type. */
+    Object download(Storage storage, Layout layout);
+
+    /** Copies a strided view into a new contiguous buffer of the same dtype. */
+    Storage contiguous(Storage storage, Layout layout);
+
+    /** Writes {@code src} (viewed through {@code srcLayout}) into {@code dst} through {@code dstLayout}; same shape and dtype. */
+    void copyInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout);
+
+    /** Converts elements to another dtype (float to int truncates toward zero; halves round to nearest even). */
+    Storage cast(Storage storage, Layout layout, DType to);
+
+    /** A buffer of {@code size} elements all equal to {@code value}. */
+    Storage full(DType dtype, int size, double value);
+
+    // ---- elementwise (float32) -------------------------------------------------------------
+
+    Storage unary(UnaryOp op, Storage x, Layout xLayout);
+
+    /** {@code a} and {@code b} have the same shape (core expands broadcast operands with stride 0). */
+    Storage binary(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout);
+
+    /** Picks {@code a} where {@code condition != 0}, else {@code b}; all three have the same shape. */
+    Storage where(Storage condition, Layout conditionLayout, Storage a, Layout aLayout, Storage b, Layout bLayout);
+
+    // ---- reductions --------------------------------------------------------------------------
+
+    /**
+     * Reduces float32 {@code x} over {@code dims} (sorted, distinct, non-negative). The result
+     * has x's rank with the reduced dims of size 1. ARGMAX/ARGMIN take exactly one dim and give int64.
+     */
+    Storage reduce(ReduceOp op, Storage x, Layout xLayout, int[] dims);
+
+    /** Inclusive prefix sum along {@code dim}. */
+    Storage cumsum(Storage x, Layout xLayout, int dim);
+
+    /**
+     * The k largest (or smallest) entries along {@code dim}, sorted; result shape is x's with
+     * {@code dim} of size k. Ties keep the lower index first.
+     */
+    TopK topk(Storage x, Layout xLayout, int dim, int k, boolean largest);
+
+    /** Values (float32) and their int64 indices, both contiguous of the same shape. */
+    record TopK(Storage values, Storage indices) {}
+
+    // ---- linear algebra ------------------------------------------------------------------------
+
+    /**
+     * Batched matrix product: a is (batch..., m, k), b is (batch..., k, n) with identical batch
+     * dims (core broadcasts them with stride 0); the result is contiguous (batch..., m, n).
+     * Transposed operands arrive as strides, never as copies.
+     */
+    Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout);
+
+    // ---- indexing ------------------------------------------------------------------------------
+
+    /** Picks entries along {@code dim} with a 1-D int32/int64 index; result dim size = index length. */
+    Storage indexSelect(Storage x, Layout xLayout, int dim, Storage index, Layout indexLayout);
+
+    /** out[i][j][k] = x[index[i][j][k]][j][k] (for dim 0); index has x's rank, result has index's shape. */
+    Storage gather(Storage x, Layout xLayout, int dim, Storage index, Layout indexLayout);
+
+    /**
+     * A copy of {@code base} with {@code src} added at {@code index} along {@code dim}
+     * (out[index[i][j]][j] += src[i][j] for dim 0); index and src have the same shape.
+     */
+    Storage scatterAdd(Storage base, Layout baseLayout, int dim, Storage index, Layout indexLayout,
+                       Storage src, Layout srcLayout);
+}

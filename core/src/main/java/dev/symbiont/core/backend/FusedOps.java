@@ -1,0 +1,84 @@
+package dev.symbiont.core.backend;
+
+import dev.symbiont.core.Tensor;
+
+/**
+ * The fused tier of the backend SPI: hardware-aware ops whose defaults here are composed from
+ * the primitives. These defaults are the reference implementations; a backend overrides an op
+ * only to make it faster, and the conformance kit compares the two.
+ *
+ * <p>Fused ops take and return tensors that carry no autograd history: core calls them with
+ * gradients off and records its own backward, which calls the matching backward op here.
+ * Norm ops work on 2-D (rows, cols) views: core flattens the leading dims.
+ */
+public interface FusedOps {
+
+    /** softmax along dim. */
+    default Tensor softmax(Tensor x, int dim) {
+        Tensor e = x.sub(x.amax(new int[] {dim}, true)).exp();
+        return e.div(e.sum(dim, true));
+    }
+
+    /** Gradient of softmax from its output y: y * (g - sum(g * y)). */
+    default Tensor softmaxBackward(Tensor y, Tensor gradY, int dim) {
+        return y.mul(gradY.sub(gradY.mul(y).sum(dim, true)));
+    }
+
+    /** log_softmax along dim. */
+    default Tensor logSoftmax(Tensor x, int dim) {
+        Tensor shifted = x.sub(x.amax(new int[] {dim}, true));
+        return shifted.sub(shifted.exp().sum(dim, true).log());
+    }
+
+    /** Gradient of log_softmax from its output y: g - exp(y) * sum(g). */
+    default Tensor logSoftmaxBackward(Tensor y, Tensor gradY, int dim) {
+        return gradY.sub(y.exp().mul(gradY.sum(dim, true)));
+    }
+
+    /**
+     * Layer norm of each row of x (rows, cols); weight and bias (cols) may be null.
+     * Returns the output and the per-row mean and 1/std (rows, 1) that backward needs.
+     */
+    default NormResult layerNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+        Tensor mean = x.mean(1, true);
+        Tensor centered = x.sub(mean);
+        Tensor rstd = centered.square().mean(1, true).add(eps).rsqrt();
+        Tensor y = centered.mul(rstd);
+        if (weight != null) y = y.mul(weight);
+        if (bias != null) y = y.add(bias);
+        return new NormResult(y, mean, rstd);
+    }
+
+    /** Gradients of layer norm for x, weight and bias (null where the input was null). */
+    default NormGrads layerNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        Tensor xhat = x.sub(mean).mul(rstd);
+        Tensor gxhat = weight == null ? gradY : gradY.mul(weight);
+        Tensor gx = gxhat.sub(gxhat.mean(1, true)).sub(xhat.mul(gxhat.mul(xhat).mean(1, true))).mul(rstd);
+        Tensor gw = weight == null ? null : gradY.mul(xhat).sum(0, false);
+        Tensor gb = bias == null ? null : gradY.sum(0, false);
+        return new NormGrads(gx, gw, gb);
+    }
+
+    /** RMS norm of each row of x (rows, cols); weight (cols) may be null. The result's mean is null. */
+    default NormResult rmsNorm(Tensor x, Tensor weight, double eps) {
+        Tensor rstd = x.square().mean(1, true).add(eps).rsqrt();
+        Tensor y = x.mul(rstd);
+        if (weight != null) y = y.mul(weight);
+        return new NormResult(y, null, rstd);
+    }
+
+    /** Gradients of RMS norm for x and weight. */
+    default NormGrads rmsNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor rstd) {
+        Tensor xhat = x.mul(rstd);
+        Tensor gxhat = weight == null ? gradY : gradY.mul(weight);
+        Tensor gx = gxhat.sub(xhat.mul(gxhat.mul(xhat).mean(1, true))).mul(rstd);
+        Tensor gw = weight == null ? null : gradY.mul(xhat).sum(0, false);
+        return new NormGrads(gx, gw, null);
+    }
+
+    /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1). */
+    record NormResult(Tensor output, Tensor mean, Tensor rstd) {}
+
+    /** Gradients of a norm's input, weight and bias; null for an absent parameter. */
+    record NormGrads(Tensor input, Tensor weight, Tensor bias) {}
+}

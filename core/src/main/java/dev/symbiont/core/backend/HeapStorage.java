@@ -1,0 +1,66 @@
+package dev.symbiont.core.backend;
+
+import dev.symbiont.core.DType;
+
+import java.lang.ref.Cleaner;
+
+/**
+ * Storage on the Java heap: a float[] (float32), int[] (int32), long[] (int64) or short[]
+ * (bfloat16/float16 bits). Shared by the reference and CPU backends.
+ */
+public final class HeapStorage implements Storage {
+    private final Backend backend;
+    private final DType dtype;
+    private final Object array;
+    private final int size;
+    private final Cleaner.Cleanable cleanable;
+
+    private HeapStorage(Backend backend, DType dtype, Object array, int size, MemoryTracker tracker) {
+        this.backend = backend;
+        this.dtype = dtype;
+        this.array = array;
+        this.size = size;
+        this.cleanable = tracker.track(this, (long) size * dtype.byteSize());
+    }
+
+    /** A zero-filled buffer of {@code size} elements. */
+    public static HeapStorage allocate(Backend backend, MemoryTracker tracker, DType dtype, int size) {
+        Object array = switch (dtype) {
+            case FLOAT32 -> new float[size];
+            case INT32 -> new int[size];
+            case INT64 -> new long[size];
+            case BFLOAT16, FLOAT16 -> new short[size];
+        };
+        return new HeapStorage(backend, dtype, array, size, tracker);
+    }
+
+    /** Wraps an array the caller hands over (no copy); its type must match the dtype. */
+    public static HeapStorage wrap(Backend backend, MemoryTracker tracker, DType dtype, Object array) {
+        int size = switch (dtype) {
+            case FLOAT32 -> ((float[]) array).length;
+            case INT32 -> ((int[]) array).length;
+            case INT64 -> ((long[]) array).length;
+            case BFLOAT16, FLOAT16 -> ((short[]) array).length;
+        };
+        return new HeapStorage(backend, dtype, array, size, tracker);
+    }
+
+    /** The storage behind a tensor of this backend; anything else is a programming error. */
+    public static HeapStorage of(Storage storage) {
+        if (storage instanceof HeapStorage h) return h;
+        throw new IllegalArgumentException("expected a heap storage, got " + storage.getClass().getSimpleName()
+                + " from backend " + storage.backend().name() + "; move the tensor with to(backend)");
+    }
+
+    @Override public Backend backend() { return backend; }
+    @Override public DType dtype() { return dtype; }
+    @Override public int size() { return size; }
+
+    public Object array() { return array; }
+    public float[] floats() { return (float[]) array; }
+    public int[] ints() { return (int[]) array; }
+    public long[] longs() { return (long[]) array; }
+    public short[] shorts() { return (short[]) array; }
+
+    @Override public void release() { cleanable.clean(); }
+}

@@ -1,0 +1,24 @@
+package dev.symbiont.core.backend;
+
+import dev.symbiont.core.DType;
+
+/**
+ * A backend's buffer of elements. Core never looks inside: it passes storages back to the
+ * backend that made them, together with a {@link dev.symbiont.core.Layout}.
+ */
+public interface Storage {
+    Backend backend();
+
+    DType dtype();
+
+    /** Number of elements the buffer holds. */
+    int size();
+
+    default long bytes() { return (long) size() * dtype().byteSize(); }
+
+    /**
+     * Returns the memory to the backend now instead of when the garbage collector finds the
+     * buffer unreachable. Idempotent; the storage must not be used afterwards.
+     */
+    void release();
+}

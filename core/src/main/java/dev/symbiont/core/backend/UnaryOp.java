@@ -1,0 +1,11 @@
+package dev.symbiont.core.backend;
+
+/** Elementwise float32 functions of one argument. */
+public enum UnaryOp {
+    NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RELU,
+    /** x * Phi(x), with Phi the standard normal CDF. */
+    GELU_ERF,
+    /** 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+    GELU_TANH,
+    SILU, SOFTPLUS, ERF, SIGN, RECIPROCAL, SQUARE
+}

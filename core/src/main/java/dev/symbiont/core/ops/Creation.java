@@ -1,0 +1,95 @@
+package dev.symbiont.core.ops;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Layout;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
+
+import java.util.Arrays;
+
+/** New tensors on the current backend ({@link Backends#current()}) or a given one. */
+public final class Creation {
+    private Creation() {}
+
+    public static Tensor full(double value, DType dtype, int... shape) {
+        return full(Backends.current(), value, dtype, shape);
+    }
+
+    public static Tensor full(Backend backend, double value, DType dtype, int... shape) {
+        checkShape("full", shape);
+        return Tensor.of(backend.full(dtype, Layout.numel(shape), value), shape);
+    }
+
+    public static Tensor arange(double start, double end, double step, DType dtype) {
+        if (step == 0 || Double.isNaN(start) || Double.isNaN(end) || Double.isNaN(step)) {
+            throw new IllegalArgumentException("arange: invalid range start=" + start + " end=" + end + " step=" + step);
+        }
+        int n = (int) Math.max(0, Math.ceil((end - start) / step));
+        double[] values = new double[n];
+        for (int i = 0; i < n; i++) values[i] = start + i * step;
+        return fromDoubles(Backends.current(), values, dtype, n);
+    }
+
+    public static Tensor eye(int n) {
+        checkShape("eye", new int[] {n, n});
+        float[] data = new float[n * n];
+        for (int i = 0; i < n; i++) data[i * n + i] = 1f;
+        return fromArray(data, n, n);
+    }
+
+    public static Tensor rand(Generator generator, int... shape) {
+        checkShape("rand", shape);
+        float[] data = new float[Layout.numel(shape)];
+        for (int i = 0; i < data.length; i++) data[i] = generator.nextFloat();
+        return fromArray(data, shape);
+    }
+
+    public static Tensor randn(Generator generator, int... shape) {
+        checkShape("randn", shape);
+        float[] data = new float[Layout.numel(shape)];
+        for (int i = 0; i < data.length; i++) data[i] = (float) generator.nextGaussian();
+        return fromArray(data, shape);
+    }
+
+    public static Tensor fromArray(float[] data, int... shape) { return upload(Backends.current(), DType.FLOAT32, data, data.length, shape); }
+    public static Tensor fromArray(int[] data, int... shape) { return upload(Backends.current(), DType.INT32, data, data.length, shape); }
+    public static Tensor fromArray(long[] data, int... shape) { return upload(Backends.current(), DType.INT64, data, data.length, shape); }
+
+    /** Uploads a host array of the dtype's Java type; a shape of length 0 with one element is a scalar. */
+    public static Tensor upload(Backend backend, DType dtype, Object data, int length, int... shape) {
+        if (shape.length == 0 && length != 1) shape = new int[] {length};
+        checkShape("fromArray", shape);
+        if (Layout.numel(shape) != length) {
+            throw new IllegalArgumentException("fromArray: " + length + " values do not fill shape "
+                    + Arrays.toString(shape) + " (" + Layout.numel(shape) + " elements)");
+        }
+        return Tensor.of(backend.upload(dtype, data), shape);
+    }
+
+    static Tensor fromDoubles(Backend backend, double[] values, DType dtype, int... shape) {
+        Object data = switch (dtype) {
+            case FLOAT32 -> { float[] a = new float[values.length]; for (int i = 0; i < a.length; i++) a[i] = (float) values[i]; yield a; }
+            case INT32 -> { int[] a = new int[values.length]; for (int i = 0; i < a.length; i++) a[i] = (int) values[i]; yield a; }
+            case INT64 -> { long[] a = new long[values.length]; for (int i = 0; i < a.length; i++) a[i] = (long) values[i]; yield a; }
+            case BFLOAT16, FLOAT16 -> {
+                float[] a = new float[values.length];
+                for (int i = 0; i < a.length; i++) a[i] = (float) values[i];
+                yield Transfer.floatsToHalves(a, dtype);
+            }
+        };
+        return upload(backend, dtype, data, values.length, shape);
+    }
+
+    static void checkShape(String op, int[] shape) {
+        long n = 1;
+        for (int d : shape) {
+            if (d < 0) throw new IllegalArgumentException(op + ": negative dimension in shape " + Arrays.toString(shape));
+            n *= d;
+            if (n > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " has more than 2^31 elements");
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.symbiont.core.ops;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.UnaryOp;
+
+import java.util.Locale;
+
+/** Unary, binary (numpy broadcasting) and where, with their gradients. */
+public final class Elementwise {
+    private Elementwise() {}
+
+    public static Tensor unary(UnaryOp op, Tensor x) {
+        String name = name(op);
+        Checks.float32(name, x);
+        Tensor y = Tensor.of(x.backend().unary(op, x.storage(), x.layout()), x.shape());
+        return Autograd.record(name, y, g -> new Tensor[] {UnaryGrads.grad(op, x, y, g)}, x);
+    }
+
+    public static Tensor binary(BinaryOp op, Tensor a, Tensor b) {
+        String name = name(op);
+        Checks.sameBackend(name, a, b);
+        Checks.float32(name, a, b);
+        int[] shape = Checks.broadcast(name, a.shape(), b.shape());
+        Layout la = a.layout().expand(shape), lb = b.layout().expand(shape);
+        Tensor y = Tensor.of(a.backend().binary(op, a.storage(), la, b.storage(), lb), shape);
+        if (op.isComparison()) return y;
+        return Autograd.record(name, y, g -> binaryGrads(op, a, b, y, g), a, b);
+    }
+
+    public static Tensor binaryScalar(BinaryOp op, Tensor a, double s) {
+        return binary(op, a, Creation.full(a.backend(), s, DType.FLOAT32));
+    }
+
+    public static Tensor where(Tensor condition, Tensor a, Tensor b) {
+        Checks.sameBackend("where", condition, a, b);
+        Checks.float32("where", condition, a, b);
+        int[] shape = Checks.broadcast("where", Checks.broadcast("where", condition.shape(), a.shape()), b.shape());
+        Tensor y = Tensor.of(a.backend().where(condition.storage(), condition.layout().expand(shape),
+                a.storage(), a.layout().expand(shape), b.storage(), b.layout().expand(shape)), shape);
+        return Autograd.record("where", y, g -> {
+            Tensor zero = scalarLike(g, 0.0);
+            return new Tensor[] {null,
+                    a.requiresGrad() ? Reductions.sumToShape(where(condition, g, zero), a.shape()) : null,
+                    b.requiresGrad() ? Reductions.sumToShape(where(condition, zero, g), b.shape()) : null};
+        }, condition, a, b);
+    }
+
+    /** Values limited to [min, max]; the gradient passes where the input was inside. */
+    public static Tensor clamp(Tensor x, double min, double max) {
+        Checks.float32("clamp", x);
+        if (min > max) throw new IllegalArgumentException("clamp: min " + min + " is greater than max " + max);
+        Tensor y;
+        try (var scope = dev.symbiont.core.autograd.GradMode.disabled()) {
+            y = x.detach().maximum(scalarLike(x, min)).minimum(scalarLike(x, max));
+        }
+        return Autograd.record("clamp", y, g -> new Tensor[] {g.mul(x.ge(scalarLike(x, min)).mul(x.le(scalarLike(x, max))))}, x);
+    }
+
+    static Tensor scalarLike(Tensor like, double value) {
+        return Creation.full(like.backend(), value, DType.FLOAT32);
+    }
+
+    private static Tensor[] binaryGrads(BinaryOp op, Tensor a, Tensor b, Tensor y, Tensor g) {
+        Tensor ga = null, gb = null;
+        boolean needA = a.requiresGrad(), needB = b.requiresGrad();
+        switch (op) {
+            case ADD -> { ga = g; gb = g; }
+            case SUB -> { ga = g; gb = needB ? g.neg() : null; }
+            case MUL -> { ga = needA ? g.mul(b) : null; gb = needB ? g.mul(a) : null; }
+            case DIV -> {
+                ga = needA ? g.div(b) : null;
+                gb = needB ? g.mul(a).div(b.square()).neg() : null;
+            }
+            case POW -> {
+                ga = needA ? g.mul(b).mul(a.pow(b.sub(1.0))) : null;
+                gb = needB ? g.mul(y).mul(a.log()) : null;
+            }
+            case MAXIMUM, MINIMUM -> {
+                Tensor wins = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
+                Tensor ties = a.eq(b).mul(0.5);
+                Tensor shareA = wins.add(ties);
+                ga = needA ? g.mul(shareA) : null;
+                gb = needB ? g.mul(shareA.neg().add(1.0)) : null;
+            }
+            default -> throw new IllegalStateException("no gradient for " + op);
+        }
+        return new Tensor[] {
+                ga == null ? null : Reductions.sumToShape(ga, a.shape()),
+                gb == null ? null : Reductions.sumToShape(gb, b.shape())};
+    }
+
+    static String name(Enum<?> op) {
+        return op.name().toLowerCase(Locale.ROOT);
+    }
+}

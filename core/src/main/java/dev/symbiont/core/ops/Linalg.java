@@ -1,0 +1,73 @@
+package dev.symbiont.core.ops;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.backend.Backends;
+
+import java.util.Arrays;
+
+/** matmul (torch.matmul semantics) and the triangular masks. */
+public final class Linalg {
+    private Linalg() {}
+
+    /**
+     * a: (..., m, k) or (k), b: (..., k, n) or (k); leading dims broadcast. A 1-D operand is
+     * promoted to a matrix and the added dim removed from the result.
+     */
+    public static Tensor matmul(Tensor a, Tensor b) {
+        Checks.sameBackend("matmul", a, b);
+        Checks.float32("matmul", a, b);
+        if (a.dim() == 0 || b.dim() == 0) {
+            throw new IllegalArgumentException("matmul: both operands need at least 1 dim, got shapes "
+                    + Arrays.toString(a.shape()) + " and " + Arrays.toString(b.shape()));
+        }
+        Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+        Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+        Tensor out = batched(a2, b2, a.shape(), b.shape());
+        if (a.dim() == 1) out = out.squeeze(-2);
+        if (b.dim() == 1) out = out.squeeze(-1);
+        return out;
+    }
+
+    private static Tensor batched(Tensor a, Tensor b, int[] shapeA, int[] shapeB) {
+        int[] sa = a.shape(), sb = b.shape();
+        int m = sa[sa.length - 2], k = sa[sa.length - 1], kb = sb[sb.length - 2], n = sb[sb.length - 1];
+        if (k != kb) {
+            throw new IllegalArgumentException("matmul: shapes " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB)
+                    + " cannot be multiplied (" + k + " columns vs " + kb + " rows)");
+        }
+        int[] batch = Checks.broadcast("matmul", Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
+        int[] fullA = append(batch, m, k), fullB = append(batch, k, n), outShape = append(batch, m, n);
+        Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
+        return Autograd.record("matmul", y, g -> new Tensor[] {
+                a.requiresGrad() ? Reductions.sumToShape(g.matmul(b.transpose(-2, -1)), sa) : null,
+                b.requiresGrad() ? Reductions.sumToShape(a.transpose(-2, -1).matmul(g), sb) : null}, a, b);
+    }
+
+    /** Keeps elements on and below the diagonal {@code diagonal} of the last two dims. */
+    public static Tensor tril(Tensor x, int diagonal) { return triangle("tril", x, diagonal, true); }
+
+    /** Keeps elements on and above the diagonal {@code diagonal} of the last two dims. */
+    public static Tensor triu(Tensor x, int diagonal) { return triangle("triu", x, diagonal, false); }
+
+    private static Tensor triangle(String op, Tensor x, int diagonal, boolean lower) {
+        if (x.dim() < 2) throw new IllegalArgumentException(op + ": needs at least 2 dims, got shape " + Arrays.toString(x.shape()));
+        int m = x.size(-2), n = x.size(-1);
+        Tensor mask;
+        try (var scope = Backends.use(x.backend())) {
+            Tensor rows = Tensor.arange(0, m, 1, DType.FLOAT32).reshape(m, 1);
+            Tensor cols = Tensor.arange(0, n, 1, DType.FLOAT32).reshape(1, n);
+            Tensor offset = cols.sub(rows);
+            mask = lower ? offset.le(Elementwise.scalarLike(x, diagonal)) : offset.ge(Elementwise.scalarLike(x, diagonal));
+        }
+        return Elementwise.where(mask, x, Elementwise.scalarLike(x, 0));
+    }
+
+    private static int[] append(int[] batch, int r, int c) {
+        int[] out = Arrays.copyOf(batch, batch.length + 2);
+        out[batch.length] = r;
+        out[batch.length + 1] = c;
+        return out;
+    }
+}

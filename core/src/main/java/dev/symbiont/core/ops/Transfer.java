@@ -1,0 +1,56 @@
+package dev.symbiont.core.ops;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Half;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.backend.Backend;
+
+/** Moving tensors between backends and dtypes, and out to Java arrays. */
+public final class Transfer {
+    private Transfer() {}
+
+    public static Tensor toBackend(Tensor x, Backend target) {
+        if (x.backend() == target) return x;
+        Object host = x.backend().download(x.storage(), x.layout());
+        Tensor out = Tensor.of(target.upload(x.dtype(), host), x.shape());
+        Backend source = x.backend();
+        return Autograd.record("to", out, g -> new Tensor[] {toBackend(g, source)}, x);
+    }
+
+    public static Tensor toDType(Tensor x, DType target) {
+        if (x.dtype() == target) return x;
+        Tensor out = Tensor.of(x.backend().cast(x.storage(), x.layout(), target), x.shape());
+        if (!target.isFloating()) return out;
+        DType source = x.dtype();
+        return Autograd.record("to", out, g -> new Tensor[] {toDType(g, source)}, x);
+    }
+
+    public static float[] toFloatArray(Tensor x) {
+        Object host = x.backend().download(x.storage(), x.layout());
+        return switch (x.dtype()) {
+            case FLOAT32 -> (float[]) host;
+            case INT32 -> { int[] a = (int[]) host; float[] f = new float[a.length]; for (int i = 0; i < a.length; i++) f[i] = a[i]; yield f; }
+            case INT64 -> { long[] a = (long[]) host; float[] f = new float[a.length]; for (int i = 0; i < a.length; i++) f[i] = a[i]; yield f; }
+            case BFLOAT16 -> { short[] a = (short[]) host; float[] f = new float[a.length]; for (int i = 0; i < a.length; i++) f[i] = Half.bf16ToFloat(a[i]); yield f; }
+            case FLOAT16 -> { short[] a = (short[]) host; float[] f = new float[a.length]; for (int i = 0; i < a.length; i++) f[i] = Half.f16ToFloat(a[i]); yield f; }
+        };
+    }
+
+    public static long[] toLongArray(Tensor x) {
+        Object host = x.backend().download(x.storage(), x.layout());
+        return switch (x.dtype()) {
+            case INT64 -> (long[]) host;
+            case INT32 -> { int[] a = (int[]) host; long[] l = new long[a.length]; for (int i = 0; i < a.length; i++) l[i] = a[i]; yield l; }
+            default -> { float[] f = toFloatArray(x); long[] l = new long[f.length]; for (int i = 0; i < f.length; i++) l[i] = (long) f[i]; yield l; }
+        };
+    }
+
+    static short[] floatsToHalves(float[] values, DType dtype) {
+        short[] out = new short[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = dtype == DType.BFLOAT16 ? Half.floatToBf16(values[i]) : Half.floatToF16(values[i]);
+        }
+        return out;
+    }
+}

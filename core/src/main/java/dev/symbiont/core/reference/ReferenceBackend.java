@@ -1,0 +1,238 @@
+package dev.symbiont.core.reference;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.backend.MemoryStats;
+import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.backend.ReduceOp;
+import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.backend.UnaryOp;
+
+import java.util.Arrays;
+
+/**
+ * The trusted twin: every primitive as a plain scalar loop over strided layouts, on
+ * {@link HeapStorage}. Fast backends are tested against it, and the CPU backend extends it,
+ * overriding only its hot primitives (everything else, and every fused op's default, runs here).
+ *
+ * <p>Besides what core checks, each primitive re-checks what it relies on (dtypes, that the
+ * layout lies inside the storage, index values) and throws naming the op, so a mistake above
+ * never becomes an ArrayIndexOutOfBoundsException or a wrong answer.
+ */
+public class ReferenceBackend implements Backend {
+    private final MemoryTracker tracker = new MemoryTracker();
+
+    @Override public String name() { return "reference"; }
+
+    @Override public MemoryStats memory() { return tracker.stats(); }
+
+    @Override public void resetPeakMemory() { tracker.resetPeak(); }
+
+    // ---- helpers for this class and subclasses ----------------------------------------------
+
+    /** The tracker every storage of this backend is counted in. */
+    protected final MemoryTracker tracker() { return tracker; }
+
+    /** A tracked, zero-filled heap buffer owned by this backend. */
+    protected HeapStorage newStorage(DType dtype, int size) {
+        if (size < 0) throw new IllegalArgumentException("allocate: negative size " + size + " for " + dtype);
+        return HeapStorage.allocate(this, tracker, dtype, size);
+    }
+
+    /** Hands a freshly computed host array (not copied) to this backend as a tracked storage. */
+    protected HeapStorage wrap(DType dtype, Object array) {
+        return HeapStorage.wrap(this, tracker, dtype, array);
+    }
+
+    /** The heap storage behind {@code storage}, checked to hold every element {@code layout} addresses. */
+    protected static HeapStorage heap(String op, Storage storage, Layout layout) {
+        HeapStorage h = HeapStorage.of(storage);
+        if (layout.numel() > 0 && (layout.offset() < 0 || layout.maxIndex() >= h.size() || hasNegativeStride(layout))) {
+            throw new IllegalArgumentException(op + ": " + layout + " does not fit in a storage of "
+                    + h.size() + " elements");
+        }
+        return h;
+    }
+
+    /** The float[] behind a float32 operand; any other dtype is an error naming the op. */
+    protected static float[] floats(String op, Storage storage, Layout layout) {
+        if (storage.dtype() != DType.FLOAT32) {
+            throw new IllegalArgumentException(op + ": expected float32, got " + storage.dtype());
+        }
+        return heap(op, storage, layout).floats();
+    }
+
+    /** Throws unless both layouts have the same shape. */
+    protected static void checkSameShape(String op, Layout a, Layout b) {
+        if (!Arrays.equals(a.shape(), b.shape())) {
+            throw new IllegalArgumentException(op + ": shapes " + Arrays.toString(a.shape()) + " and "
+                    + Arrays.toString(b.shape()) + " differ");
+        }
+    }
+
+    private static boolean hasNegativeStride(Layout layout) {
+        for (int d = 0; d < layout.rank(); d++) if (layout.stride(d) < 0 && layout.size(d) > 1) return true;
+        return false;
+    }
+
+    // ---- memory and transfer -------------------------------------------------------------------
+
+    @Override
+    public Storage allocate(DType dtype, int size) { return newStorage(dtype, size); }
+
+    @Override
+    public Storage upload(DType dtype, Object hostArray) {
+        if (hostArray == null || !ReferenceCopies.holds(dtype, hostArray)) {
+            throw new IllegalArgumentException("upload: " + dtype + " needs a "
+                    + ReferenceCopies.newArray(dtype, 0).getClass().getSimpleName() + ", got "
+                    + (hostArray == null ? "null" : hostArray.getClass().getSimpleName()));
+        }
+        int n = java.lang.reflect.Array.getLength(hostArray);
+        Object copy = ReferenceCopies.newArray(dtype, n);
+        System.arraycopy(hostArray, 0, copy, 0, n);
+        return wrap(dtype, copy);
+    }
+
+    @Override
+    public Object download(Storage storage, Layout layout) {
+        return ReferenceCopies.toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
+    }
+
+    @Override
+    public Storage contiguous(Storage storage, Layout layout) {
+        Object array = heap("contiguous", storage, layout).array();
+        return wrap(storage.dtype(), ReferenceCopies.toContiguous(array, storage.dtype(), layout));
+    }
+
+    /**
+     * Copies element by element in row-major order. When dst and src are the same storage, src
+     * is snapshotted first, so even overlapping views copy as if from the old values.
+     */
+    @Override
+    public void copyInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
+        checkSameShape("copyInto", dstLayout, srcLayout);
+        if (dst.dtype() != src.dtype()) {
+            throw new IllegalArgumentException("copyInto: dtypes " + dst.dtype() + " and " + src.dtype() + " differ");
+        }
+        Object to = heap("copyInto", dst, dstLayout).array();
+        Object from = heap("copyInto", src, srcLayout).array();
+        if (to == from) {
+            from = ReferenceCopies.toContiguous(from, src.dtype(), srcLayout);
+            srcLayout = Layout.contiguous(srcLayout.shape());
+        }
+        ReferenceCopies.copyStrided(from, srcLayout, to, dstLayout);
+    }
+
+    @Override
+    public Storage cast(Storage storage, Layout layout, DType to) {
+        Object array = heap("cast", storage, layout).array();
+        return wrap(to, ReferenceCopies.cast(array, storage.dtype(), layout, to));
+    }
+
+    @Override
+    public Storage full(DType dtype, int size, double value) {
+        if (size < 0) throw new IllegalArgumentException("full: negative size " + size + " for " + dtype);
+        return wrap(dtype, ReferenceCopies.full(dtype, size, value));
+    }
+
+    // ---- elementwise -------------------------------------------------------------------------
+
+    @Override
+    public Storage unary(UnaryOp op, Storage x, Layout xLayout) {
+        float[] xs = floats("unary " + op, x, xLayout);
+        return wrap(DType.FLOAT32, ReferenceElementwise.unary(op, xs, xLayout));
+    }
+
+    @Override
+    public Storage binary(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout) {
+        String name = "binary " + op;
+        checkSameShape(name, aLayout, bLayout);
+        float[] as = floats(name, a, aLayout), bs = floats(name, b, bLayout);
+        return wrap(DType.FLOAT32, ReferenceElementwise.binary(op, as, aLayout, bs, bLayout));
+    }
+
+    @Override
+    public Storage where(Storage condition, Layout conditionLayout, Storage a, Layout aLayout, Storage b, Layout bLayout) {
+        checkSameShape("where", conditionLayout, aLayout);
+        checkSameShape("where", aLayout, bLayout);
+        Object cs = heap("where", condition, conditionLayout).array();
+        float[] as = floats("where", a, aLayout), bs = floats("where", b, bLayout);
+        return wrap(DType.FLOAT32, ReferenceElementwise.where(cs, condition.dtype(), conditionLayout, as, aLayout, bs, bLayout));
+    }
+
+    // ---- reductions --------------------------------------------------------------------------
+
+    @Override
+    public Storage reduce(ReduceOp op, Storage x, Layout xLayout, int[] dims) {
+        float[] xs = floats("reduce " + op, x, xLayout);
+        checkDims(op, xLayout, dims);
+        if (op.isArg()) {
+            if (dims.length != 1) {
+                throw new IllegalArgumentException(op + ": needs exactly one dim, got " + Arrays.toString(dims));
+            }
+            return wrap(DType.INT64, ReferenceReductions.argReduce(op, xs, xLayout, dims[0]));
+        }
+        return wrap(DType.FLOAT32, ReferenceReductions.reduce(op, xs, xLayout, dims));
+    }
+
+    @Override
+    public Storage cumsum(Storage x, Layout xLayout, int dim) {
+        float[] xs = floats("cumsum", x, xLayout);
+        return wrap(DType.FLOAT32, ReferenceReductions.cumsum(xs, xLayout, xLayout.dim("cumsum", dim)));
+    }
+
+    @Override
+    public TopK topk(Storage x, Layout xLayout, int dim, int k, boolean largest) {
+        float[] xs = floats("topk", x, xLayout);
+        var r = ReferenceReductions.topk(xs, xLayout, xLayout.dim("topk", dim), k, largest);
+        return new TopK(wrap(DType.FLOAT32, r.values()), wrap(DType.INT64, r.indices()));
+    }
+
+    private static void checkDims(ReduceOp op, Layout layout, int[] dims) {
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] < 0 || dims[i] >= layout.rank() || (i > 0 && dims[i] <= dims[i - 1])) {
+                throw new IllegalArgumentException(op + ": dims " + Arrays.toString(dims)
+                        + " must be sorted, distinct and within rank " + layout.rank() + " of shape "
+                        + Arrays.toString(layout.shape()));
+            }
+        }
+    }
+
+    // ---- linear algebra ------------------------------------------------------------------------
+
+    @Override
+    public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
+        float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
+        return wrap(DType.FLOAT32, ReferenceMatmul.matmul(as, aLayout, bs, bLayout));
+    }
+
+    // ---- indexing ------------------------------------------------------------------------------
+
+    @Override
+    public Storage indexSelect(Storage x, Layout xLayout, int dim, Storage index, Layout indexLayout) {
+        Object xs = heap("indexSelect", x, xLayout).array();
+        Object is = heap("indexSelect", index, indexLayout).array();
+        return wrap(x.dtype(), ReferenceIndexing.indexSelect(xs, x.dtype(), xLayout, xLayout.dim("indexSelect", dim),
+                is, index.dtype(), indexLayout));
+    }
+
+    @Override
+    public Storage gather(Storage x, Layout xLayout, int dim, Storage index, Layout indexLayout) {
+        Object xs = heap("gather", x, xLayout).array();
+        Object is = heap("gather", index, indexLayout).array();
+        return wrap(x.dtype(), ReferenceIndexing.gather(xs, x.dtype(), xLayout, xLayout.dim("gather", dim),
+                is, index.dtype(), indexLayout));
+    }
+
+    @Override
+    public Storage scatterAdd(Storage base, Layout baseLayout, int dim, Storage index, Layout indexLayout,
+                              Storage src, Layout srcLayout) {
+        float[] bs = floats("scatterAdd", base, baseLayout), ss = floats("scatterAdd", src, srcLayout);
+        Object is = heap("scatterAdd", index, indexLayout).array();
+        return wrap(DType.FLOAT32, ReferenceIndexing.scatterAdd(bs, baseLayout, baseLayout.dim("scatterAdd", dim),
+                is, index.dtype(), indexLayout, ss, srcLayout));
+    }
+}

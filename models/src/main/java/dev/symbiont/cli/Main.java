@@ -1,0 +1,26 @@
+package dev.symbiont.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code symbiont} command line. */
+@Command(name = "symbiont", mixinStandardHelpOptions = true, version = "symbiont 0.1.0",
+        description = "Symbiont: pure-Java deep learning.",
+        subcommands = {DemoCommand.class, BackendsCommand.class})
+public final class Main implements Runnable {
+
+    @Override
+    public void run() {
+        CommandLine.usage(this, System.out);
+    }
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new Main());
+        // Bad input is reported as one line, not a stack trace.
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("symbiont " + cmd.getCommandName() + ": " + e.getMessage());
+            return 2;
+        });
+        System.exit(cli.execute(args));
+    }
+}
