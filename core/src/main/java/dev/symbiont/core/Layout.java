@@ -8,6 +8,7 @@ import java.util.Arrays;
  * storage, so views never copy. Broadcasting is a stride of 0.
  */
 public record Layout(int[] shape, int[] strides, int offset) {
+    // The accessors hand out the record's own arrays for speed in kernels: never modify them.
 
     public Layout {
         if (shape.length != strides.length) {

@@ -17,6 +17,12 @@ import dev.symbiont.core.Layout;
  * layout is {@code Layout.contiguous(resultShape)}. Core has already checked shapes, dtypes
  * and that every storage belongs to this backend; backends check data-dependent things
  * (index values) and throw naming the op.
+ *
+ * <p>Dtypes: unary, binary, reduce, cumsum, topk, matmul and scatterAdd's values are float32;
+ * where's condition may be any dtype (non-zero is true), its operands float32; indexSelect and
+ * gather take any dtype of input; index tensors are int32 or int64. Layouts never have
+ * negative strides. {@link #copyInto} reads all of src before writing when dst and src share
+ * a storage, so overlapping views copy the old values.
  */
 public interface Backend extends FusedOps {
 

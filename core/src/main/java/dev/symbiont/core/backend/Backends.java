@@ -95,8 +95,12 @@ public final class Backends {
     }
 
     private static Backend choose() {
-        String forced = System.getProperty(PROPERTY);
-        if (forced == null || forced.isBlank()) forced = System.getenv(ENVIRONMENT);
+        return choose(System.getProperty(PROPERTY), System.getenv(ENVIRONMENT));
+    }
+
+    /** The property wins over the environment; with neither, the highest-priority available provider. */
+    static Backend choose(String property, String environment) {
+        String forced = property == null || property.isBlank() ? environment : property;
         if (forced != null && !forced.isBlank()) return get(forced);
         for (BackendProvider p : providers()) {
             Availability a = p.availability();

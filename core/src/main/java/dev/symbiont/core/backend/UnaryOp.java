@@ -7,5 +7,8 @@ public enum UnaryOp {
     GELU_ERF,
     /** 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
     GELU_TANH,
-    SILU, SOFTPLUS, ERF, SIGN, RECIPROCAL, SQUARE
+    SILU, SOFTPLUS, ERF,
+    /** -1, 0 or 1; NaN gives 0, as PyTorch's eager kernel does. */
+    SIGN,
+    RECIPROCAL, SQUARE
 }

@@ -86,8 +86,13 @@ public final class Reductions {
     private static Tensor reduce(ReduceOp op, Tensor x, int[] dims) {
         int[] keptShape = x.shape();
         for (int d : dims) keptShape[d] = 1;
-        if ((op == ReduceOp.MAX || op == ReduceOp.MIN) && x.numel() == 0) {
-            throw new IllegalArgumentException(Elementwise.name(op) + ": cannot reduce empty tensor of shape " + Arrays.toString(x.shape()));
+        if (op != ReduceOp.SUM) {
+            for (int d : dims) {
+                if (x.size(d) == 0) {
+                    throw new IllegalArgumentException(Elementwise.name(op) + ": cannot reduce over empty dim " + d
+                            + " of shape " + Arrays.toString(x.shape()));
+                }
+            }
         }
         return Tensor.of(x.backend().reduce(op, x.storage(), x.layout(), dims), keptShape);
     }
