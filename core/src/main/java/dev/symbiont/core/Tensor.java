@@ -55,7 +55,7 @@ public final class Tensor {
     public static Tensor full(double value, DType dtype, int... shape) { return Creation.full(value, dtype, shape); }
     public static Tensor zerosLike(Tensor t) { return Creation.full(t.backend(), 0, t.dtype(), t.shape()); }
     public static Tensor onesLike(Tensor t) { return Creation.full(t.backend(), 1, t.dtype(), t.shape()); }
-    public static Tensor scalar(float value) { return Creation.fromArray(new float[] {value}); }
+    public static Tensor scalar(float value) { return Creation.scalar(value); }
     /** 0, 1, ..., end-1 as float32. */
     public static Tensor arange(int end) { return Creation.arange(0, end, 1, DType.FLOAT32); }
     public static Tensor arange(double start, double end, double step, DType dtype) { return Creation.arange(start, end, step, dtype); }
@@ -64,6 +64,11 @@ public final class Tensor {
     public static Tensor rand(Generator generator, int... shape) { return Creation.rand(generator, shape); }
     /** Standard normal from the generator; the same numbers on every backend. */
     public static Tensor randn(Generator generator, int... shape) { return Creation.randn(generator, shape); }
+    /** A 1-D tensor of the data. */
+    public static Tensor fromArray(float[] data) { return Creation.fromArray(data, data.length); }
+    public static Tensor fromArray(int[] data) { return Creation.fromArray(data, data.length); }
+    public static Tensor fromArray(long[] data) { return Creation.fromArray(data, data.length); }
+    /** The data in exactly the given shape; an empty shape makes a scalar of one value. */
     public static Tensor fromArray(float[] data, int... shape) { return Creation.fromArray(data, shape); }
     public static Tensor fromArray(int[] data, int... shape) { return Creation.fromArray(data, shape); }
     public static Tensor fromArray(long[] data, int... shape) { return Creation.fromArray(data, shape); }
@@ -120,7 +125,8 @@ public final class Tensor {
     /** Used by the autograd engine: adds to this leaf's gradient. */
     public void accumulateGrad(Tensor g) {
         if (!requiresGrad) return;
-        grad = grad == null ? g.contiguous() : grad.add(g);
+        // A fresh copy: the incoming gradient may share storage with other tensors.
+        grad = grad == null ? g.clone() : grad.add(g);
     }
 
     /** Back-propagates from this single-element tensor. */
@@ -139,6 +145,10 @@ public final class Tensor {
 
     /** This tensor converted to another dtype (gradients flow back for floating types). */
     public Tensor to(DType target) { return Transfer.toDType(this, target); }
+
+    /** A contiguous copy with its own storage (torch.clone); gradients flow back. */
+    @Override
+    public Tensor clone() { return Views.copy(this); }
 
     /** A contiguous tensor with the same values: this one when already contiguous. */
     public Tensor contiguous() { return Views.contiguous(this); }

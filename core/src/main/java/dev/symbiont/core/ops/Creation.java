@@ -53,13 +53,18 @@ public final class Creation {
         return fromArray(data, shape);
     }
 
+    /** The data in exactly the given shape (an empty shape makes a scalar of one value). */
     public static Tensor fromArray(float[] data, int... shape) { return upload(Backends.current(), DType.FLOAT32, data, data.length, shape); }
     public static Tensor fromArray(int[] data, int... shape) { return upload(Backends.current(), DType.INT32, data, data.length, shape); }
     public static Tensor fromArray(long[] data, int... shape) { return upload(Backends.current(), DType.INT64, data, data.length, shape); }
 
-    /** Uploads a host array of the dtype's Java type; a shape of length 0 with one element is a scalar. */
+    /** A 0-dimensional float32 tensor. */
+    public static Tensor scalar(float value) {
+        return upload(Backends.current(), DType.FLOAT32, new float[] {value}, 1);
+    }
+
+    /** Uploads a host array of the dtype's Java type into the given shape (empty shape: a scalar). */
     public static Tensor upload(Backend backend, DType dtype, Object data, int length, int... shape) {
-        if (shape.length == 0 && length != 1) shape = new int[] {length};
         checkShape("fromArray", shape);
         if (Layout.numel(shape) != length) {
             throw new IllegalArgumentException("fromArray: " + length + " values do not fill shape "

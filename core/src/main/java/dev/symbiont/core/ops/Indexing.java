@@ -63,9 +63,15 @@ public final class Indexing {
     /** Rows of weight (num, dim) picked by integer ids of any shape: result (ids..., dim). */
     public static Tensor embedding(Tensor weight, Tensor ids) {
         Checks.rank("embedding", "weight", weight, 2);
+        Checks.integer("embedding", "ids", ids);
         int[] outShape = Arrays.copyOf(ids.shape(), ids.dim() + 1);
         outShape[ids.dim()] = weight.size(1);
-        return indexSelect(weight, 0, ids.reshape(ids.numel())).reshape(outShape);
+        try {
+            return indexSelect(weight, 0, ids.reshape(ids.numel())).reshape(outShape);
+        } catch (IndexOutOfBoundsException e) {
+            throw new IndexOutOfBoundsException("embedding: an id is outside [0, " + weight.size(0) + ") for weight of shape "
+                    + Arrays.toString(weight.shape()) + " (ids of shape " + Arrays.toString(ids.shape()) + "): " + e.getMessage());
+        }
     }
 
     /** float32 one-hot rows (ids..., numClasses) for integer ids in [0, numClasses). */

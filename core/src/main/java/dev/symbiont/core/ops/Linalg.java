@@ -37,7 +37,8 @@ public final class Linalg {
             throw new IllegalArgumentException("matmul: shapes " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB)
                     + " cannot be multiplied (" + k + " columns vs " + kb + " rows)");
         }
-        int[] batch = Checks.broadcast("matmul", Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
+        int[] batch = Checks.broadcast("matmul: batch dims of " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB),
+                Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
         int[] fullA = append(batch, m, k), fullB = append(batch, k, n), outShape = append(batch, m, n);
         Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
         return Autograd.record("matmul", y, g -> new Tensor[] {

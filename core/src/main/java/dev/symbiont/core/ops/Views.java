@@ -124,6 +124,11 @@ public final class Views {
         return Autograd.record("contiguous", out, g -> new Tensor[] {g}, x);
     }
 
+    public static Tensor copy(Tensor x) {
+        Tensor out = Tensor.of(x.backend().contiguous(x.storage(), x.layout()), x.shape());
+        return Autograd.record("copy", out, g -> new Tensor[] {g}, x);
+    }
+
     /** Resolves one -1 and checks the element count. */
     static int[] inferShape(String op, Tensor x, int[] shape) {
         int[] out = shape.clone();

@@ -1,0 +1,54 @@
+package dev.symbiont.core.conformance;
+
+import dev.symbiont.core.backend.Backend;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The whole conformance kit for one backend. A backend's tests extend this once and say which
+ * backend to test:
+ *
+ * <pre>{@code
+ * class CpuConformanceTest extends BackendConformanceTest {
+ *     @Override protected Backend backend() { return new CpuBackend(); }
+ * }
+ * }</pre>
+ *
+ * Each op family runs as a nested group comparing the backend with a fresh
+ * {@link dev.symbiont.core.reference.ReferenceBackend}, forward and backward. The family
+ * classes can also be extended one by one.
+ */
+public abstract class BackendConformanceTest {
+
+    /** The backend under test; called once per test. */
+    protected abstract Backend backend();
+
+    @Nested
+    class Elementwise extends ElementwiseConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class Reductions extends ReductionConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class Matmul extends MatmulConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class Fused extends FusedConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class Indexing extends IndexingConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class Views extends ViewConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.symbiont.core.conformance;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.ops.Losses;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** The fused tier (softmax, log_softmax, layer_norm, rms_norm) and the losses, against the reference. */
+public abstract class FusedConformance extends ConformanceBase {
+
+    static Stream<Arguments> dimAndLayout() {
+        List<Arguments> cases = new ArrayList<>();
+        for (String layout : LAYOUTS) for (int dim : new int[] {-1, 0, 1}) cases.add(Arguments.of(dim, layout));
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "dim {0} of a {1} input")
+    @MethodSource("dimAndLayout")
+    void softmaxMatchesReferenceOnEveryDimAndLayout(int dim, String layout) {
+        assertMatchesReference("softmax", in -> in.inLayout(layout, 4, 7, 13).mul(3.0).softmax(dim), ELEMENTWISE);
+    }
+
+    @ParameterizedTest(name = "dim {0} of a {1} input")
+    @MethodSource("dimAndLayout")
+    void logSoftmaxMatchesReferenceOnEveryDimAndLayout(int dim, String layout) {
+        assertMatchesReference("log_softmax", in -> in.inLayout(layout, 4, 7, 13).mul(3.0).logSoftmax(dim), ACCUMULATING);
+    }
+
+    @ParameterizedTest(name = "row length {0}")
+    @ValueSource(ints = {1, 3, 7, 33, 129, 1000})
+    void softmaxFamilyMatchesReferenceOnOddRowLengths(int n) {
+        assertMatchesReference("softmax n=" + n, in -> in.randn(3, n).mul(4.0).softmax(-1), ELEMENTWISE);
+        assertMatchesReference("log_softmax n=" + n, in -> in.randn(3, n).mul(4.0).logSoftmax(-1), ACCUMULATING);
+    }
+
+    @Test
+    void softmaxMatchesReferenceOnLargeLogitsWithoutOverflow() {
+        assertMatchesReference("softmax large", in -> in.randn(5, 9).mul(1000.0).softmax(1), ELEMENTWISE);
+        assertMatchesReference("log_softmax large", in -> in.randn(5, 9).mul(1000.0).logSoftmax(1), new Tolerance(1e-5, 1e-3));
+    }
+
+    @Test
+    void softmaxMatchesReferenceOnNonContiguousInput() {
+        assertMatchesReference("softmax narrowed", in -> in.randn(6, 20).narrow(1, 3, 13).softmax(-1), ELEMENTWISE);
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void layerNormMatchesReferenceWithWeightAndBias(String layout) {
+        assertMatchesReference("layer_norm " + layout, in -> in.inLayout(layout, 5, 7, 33)
+                .layerNorm(new int[] {33}, in.randn(33), in.randn(33), 1e-5), ACCUMULATING);
+    }
+
+    @Test
+    void layerNormMatchesReferenceOverSeveralTrailingDimsAndWithoutParameters() {
+        assertMatchesReference("layer_norm 2 dims", in -> in.permuted(3, 5, 6)
+                .layerNorm(new int[] {5, 6}, in.randn(5, 6), in.randn(5, 6), 1e-5), ACCUMULATING);
+        assertMatchesReference("layer_norm plain", in -> in.randn(4, 13).layerNorm(new int[] {13}, null, null, 1e-5), ACCUMULATING);
+        assertMatchesReference("layer_norm weight only", in -> in.randn(4, 13).layerNorm(new int[] {13}, in.randn(13), null, 1e-5), ACCUMULATING);
+        assertMatchesReference("layer_norm width 1", in -> in.randn(4, 1).layerNorm(new int[] {1}, in.randn(1), in.randn(1), 1e-5), ACCUMULATING);
+    }
+
+    @Test
+    void layerNormOverANonLastDimMatchesReference() {
+        // Normalising over dim 1 of (4, 9, 3): move it last, normalise, move it back.
+        assertMatchesReference("layer_norm dim 1", in -> in.randn(4, 9, 3).transpose(1, 2)
+                .layerNorm(new int[] {9}, in.randn(9), in.randn(9), 1e-5).transpose(1, 2), ACCUMULATING);
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void rmsNormMatchesReferenceWithAndWithoutWeight(String layout) {
+        assertMatchesReference("rms_norm " + layout, in -> in.inLayout(layout, 5, 7, 33).rmsNorm(new int[] {33}, in.randn(33), 1e-6), ACCUMULATING);
+        assertMatchesReference("rms_norm plain " + layout, in -> in.inLayout(layout, 5, 7, 33).rmsNorm(new int[] {7, 33}, null, 1e-6), ACCUMULATING);
+    }
+
+    @Test
+    void rmsNormOverANonLastDimMatchesReference() {
+        assertMatchesReference("rms_norm dim 0", in -> in.randn(9, 4).t().rmsNorm(new int[] {9}, in.randn(9), 1e-6).t(), ACCUMULATING);
+    }
+
+    private static Tensor targets(Inputs in, int n, int classes, boolean withIgnored) {
+        long[] t = new long[n];
+        for (int i = 0; i < n; i++) t[i] = withIgnored && i % 3 == 1 ? -100 : in.generator().nextInt(classes);
+        return Tensor.fromArray(t, n);
+    }
+
+    @Test
+    void crossEntropyMatchesReferenceWithAndWithoutIgnoredTargets() {
+        assertMatchesReference("cross_entropy", in -> in.randn(13, 7).mul(2.0).crossEntropy(targets(in, 13, 7, false)), ACCUMULATING);
+        assertMatchesReference("cross_entropy ignore", in -> in.randn(13, 7).mul(2.0).crossEntropy(targets(in, 13, 7, true)), ACCUMULATING);
+        assertMatchesReference("cross_entropy custom ignore", in -> {
+            Tensor logits = in.transposed(6, 33);
+            long[] t = {0, 32, 5, 5, 3, 32};
+            return Losses.crossEntropy(logits, Tensor.fromArray(t, 6), 5);
+        }, ACCUMULATING);
+    }
+
+    @Test
+    void crossEntropyOverBatchAndSequenceMatchesReference() {
+        assertMatchesReference("cross_entropy 3-D", in -> {
+            Tensor logits = in.randn(2, 5, 11);
+            Tensor t = in.indices(11, 2, 5);
+            return logits.crossEntropy(t);
+        }, ACCUMULATING);
+    }
+
+    @Test
+    void mseLossMatchesReferenceWithGradientsForBothSides() {
+        assertMatchesReference("mse_loss", in -> in.transposed(7, 13).mseLoss(in.strided(7, 13)), ACCUMULATING);
+    }
+}
