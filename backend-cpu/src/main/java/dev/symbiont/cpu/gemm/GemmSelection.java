@@ -23,7 +23,7 @@ final class GemmSelection {
         static final Gemm FASTEST = select();
 
         private static Gemm select() {
-            Choice choice = choose(System.getProperty(PROPERTY), VectorSupport.check());
+            Choice choice = current();
             LOG.log(Level.INFO, "Symbiont CPU GEMM: using {0} path ({1})", choice.path().id(), choice.reason());
             return choice.path() == GemmPath.VECTOR ? VectorGemm.create() : new EjmlGemm();
         }
@@ -31,6 +31,11 @@ final class GemmSelection {
 
     static Gemm fastest() {
         return Holder.FASTEST;
+    }
+
+    /** The choice the property and this JVM make right now (uncached, not logged). */
+    static Choice current() {
+        return choose(System.getProperty(PROPERTY), VectorSupport.check());
     }
 
     /**

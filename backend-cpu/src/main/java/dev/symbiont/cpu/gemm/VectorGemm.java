@@ -4,7 +4,6 @@ import dev.symbiont.cpu.CpuThreads;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveAction;
 
@@ -12,16 +11,19 @@ import java.util.concurrent.RecursiveAction;
  * Vector-API GEMM in the BLIS/GotoBLAS layout.
  *
  * <pre>
- * for jc in N by NC                      B block  KC×NC  (shared, in L3/L2)
- *   for pc in K by KC:  pack B           — in parallel, once per block, shared by all threads
- *     in parallel over (row range × panel range) of C:
- *       for ic in rows by MC: pack A     A block  MC×KC  (per thread, in L2)
- *         for jr in panels               B micro-panel KC×NR (in L1)
- *           for ir in A by MR:  micro-kernel MR×NR, accumulators in registers
+ * C is cut into one rectangle per thread (rows × columns, see Split); each rectangle runs
+ * for jc in its columns by NC                 B block  KC×NC  (per thread, in L2)
+ *   for pc in K by KC:  pack B
+ *     for ic in its rows by MC:  pack A       A block  MC×KC  (per thread, in L2)
+ *       for jr in B panels                    B micro-panel KC×NR (in L1)
+ *         for ir in A panels:  micro-kernel MR×NR, accumulators in registers
  * </pre>
  *
- * Small problems run on the calling thread; {@link #sgemmBatched} runs small problems in
- * parallel across the batch. All threads come from {@link CpuThreads#pool()}.
+ * Packing per thread rather than one shared B block was measured: sharing needs a barrier
+ * per block and makes each core read half its panels from the other core's cache, and ran
+ * at about half the speed on two cores. Small problems run on the calling thread;
+ * {@link #sgemmBatched} runs small problems in parallel across the batch. All threads come
+ * from {@link CpuThreads#pool()}.
  */
 public final class VectorGemm implements Gemm {
 
@@ -29,15 +31,20 @@ public final class VectorGemm implements Gemm {
     static final int NR = VectorGemmKernels.NR;
     /** Depth of a block: a KC×NR B micro-panel (32 KiB at 256×32) stays in the 48 KiB L1d. */
     static final int KC = 256;
-    /** Rows of an A block: MC×KC floats (128 KiB) sit in the 1 MiB L2 next to B panels. */
+    /** Rows of an A block: MC×KC floats (128 KiB) sit in L2 next to the B block. */
     static final int MC = 128;
-    /** Columns of a B block: KC×NC floats (4 MiB) live in L3. */
-    static final int NC = 4096;
-    /** Below this many flops (2mnk) the fork/join costs more than a second core saves. */
-    static final long PARALLEL_FLOPS = 2L * 96 * 96 * 96;
+    /**
+     * Columns of a B block: KC×NC floats (512 KiB) stay in the packing thread's own 1 MiB L2.
+     * Measured: 512 beat 4096 by ~2× with two threads, which then stream B from L3.
+     */
+    static final int NC = 512;
+    /**
+     * Below this many flops (2mnk) a fork/join round trip (~20 µs measured on the shared
+     * pool) costs more than a second core saves.
+     */
+    static final long PARALLEL_FLOPS = 2L * 144 * 144 * 144;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
-    private static final ConcurrentLinkedQueue<float[]> SHARED_B = new ConcurrentLinkedQueue<>();
 
     private final ForkJoinPool pool;
     private final int threads;
@@ -95,12 +102,13 @@ public final class VectorGemm implements Gemm {
             for (Problem pr : problems) {
                 sequential(pr);
             }
-        } else if (flops >= 8 * PARALLEL_FLOPS * threads) {
-            // large problems: each one is worth all cores by itself
+        } else if (batch < 2 * threads && flops >= PARALLEL_FLOPS) {
+            // too few problems to keep every core busy: split each one instead
             for (Problem pr : problems) {
                 pool.invoke(new Parallel(pr, threads));
             }
         } else {
+            // across the batch: no packing duplicated, one fork/join for the lot
             pool.invoke(new BatchSlice(problems, 0, batch));
         }
     }
@@ -108,29 +116,38 @@ public final class VectorGemm implements Gemm {
     // ---------------------------------------------------------------- sequential
 
     private static void sequential(Problem pr) {
+        rectangle(pr, 0, pr.m, 0, pr.n);
+    }
+
+    /**
+     * C[r0:r1, c0:c1] on the calling thread, with its own packed A and B. Never joins, so the
+     * thread-local scratch cannot be re-entered by a stolen task.
+     */
+    private static void rectangle(Problem pr, int r0, int r1, int c0, int c1) {
         Scratch s = SCRATCH.get();
-        int ncMax = Math.min(NC, pr.n);
-        float[] bBuf = s.b(Math.min(KC, pr.k) * roundUp(ncMax, NR));
-        for (int jc = 0; jc < pr.n; jc += NC) {
-            int nc = Math.min(NC, pr.n - jc);
+        int width = c1 - c0;
+        float[] bBuf = s.b(Math.min(KC, pr.k) * roundUp(Math.min(NC, width), NR));
+        for (int jc = c0; jc < c1; jc += NC) {
+            int nc = Math.min(NC, c1 - jc);
             int panels = (nc + NR - 1) / NR;
             for (int pc = 0; pc < pr.k; pc += KC) {
                 int kc = Math.min(KC, pr.k - pc);
                 GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
-                computeRows(pr, s, bBuf, 0, pr.m, jc, nc, 0, panels, pc, kc);
+                computeRows(pr, s, bBuf, r0, r1, jc, nc, pc, kc);
             }
         }
     }
 
-    /** Rows [r0, r1) of C × B panels [q0, q1) of the current (jc, pc) block. Never joins. */
+    /** Rows [r0, r1) of C × the packed (jc, pc) block of B. */
     private static void computeRows(Problem pr, Scratch s, float[] bBuf, int r0, int r1,
-                                    int jc, int nc, int q0, int q1, int pc, int kc) {
+                                    int jc, int nc, int pc, int kc) {
+        int panels = (nc + NR - 1) / NR;
         boolean accumulate = pc > 0;
         float[] aBuf = s.a;
         for (int ic = r0; ic < r1; ic += MC) {
             int mc = Math.min(MC, r1 - ic);
             GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
-            for (int q = q0; q < q1; q++) {
+            for (int q = 0; q < panels; q++) {
                 int j = jc + q * NR;
                 int cols = Math.min(NR, nc - q * NR);
                 int bAt = q * NR * kc;
@@ -166,7 +183,12 @@ public final class VectorGemm implements Gemm {
 
     // ---------------------------------------------------------------- parallel
 
-    /** One large product: per (jc, pc) block, pack B across all threads, then compute across all threads. */
+    /**
+     * One large product cut into one rectangle of C per thread. Each rectangle packs its own
+     * A and B blocks: no barrier between packing and compute, no packed panel read across
+     * cores, one fork/join per call. The price — A packed once per column part, B once per
+     * row part — is O((m+n)·k) against O(m·n·k) of compute.
+     */
     private static final class Parallel extends RecursiveAction {
         private final Problem pr;
         private final int threads;
@@ -178,71 +200,42 @@ public final class VectorGemm implements Gemm {
 
         @Override
         protected void compute() {
-            int ncMax = Math.min(NC, pr.n);
-            int need = Math.min(KC, pr.k) * roundUp(ncMax, NR);
-            float[] polled = SHARED_B.poll();
-            float[] bBuf = polled != null && polled.length >= need ? polled : new float[need];
-            try {
-                for (int jc = 0; jc < pr.n; jc += NC) {
-                    int nc = Math.min(NC, pr.n - jc);
-                    int panels = (nc + NR - 1) / NR;
-                    Split split = Split.of(pr.m, panels, threads);
-                    for (int pc = 0; pc < pr.k; pc += KC) {
-                        int kc = Math.min(KC, pr.k - pc);
-                        invokeAll(packTasks(bBuf, jc, nc, panels, pc, kc));
-                        invokeAll(computeTasks(bBuf, split, jc, nc, panels, pc, kc));
-                    }
-                }
-            } finally {
-                SHARED_B.offer(bBuf);
-            }
-        }
-
-        private List<RecursiveAction> packTasks(float[] bBuf, int jc, int nc, int panels, int pc, int kc) {
-            int parts = Math.min(threads, panels);
-            List<RecursiveAction> tasks = new ArrayList<>(parts);
-            for (int t = 0; t < parts; t++) {
-                int q0 = panels * t / parts, q1 = panels * (t + 1) / parts;
-                tasks.add(action(() -> GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs,
-                        pc, kc, jc, nc, NR, q0, q1, bBuf)));
-            }
-            return tasks;
-        }
-
-        private List<RecursiveAction> computeTasks(float[] bBuf, Split split, int jc, int nc,
-                                                   int panels, int pc, int kc) {
-            List<RecursiveAction> tasks = new ArrayList<>(split.rowParts * split.colParts);
-            int mPanels = (pr.m + MR - 1) / MR;
+            int mPanels = ceilDiv(pr.m, MR), nPanels = ceilDiv(pr.n, NR);
+            Split split = Split.of(mPanels, nPanels, threads);
+            List<RecursiveAction> tasks = new ArrayList<>(threads);
             for (int ti = 0; ti < split.rowParts; ti++) {
                 int r0 = Math.min(pr.m, mPanels * ti / split.rowParts * MR);
                 int r1 = Math.min(pr.m, mPanels * (ti + 1) / split.rowParts * MR);
                 for (int tj = 0; tj < split.colParts; tj++) {
-                    int q0 = panels * tj / split.colParts, q1 = panels * (tj + 1) / split.colParts;
-                    if (r0 < r1 && q0 < q1) {
-                        tasks.add(action(() -> computeRows(pr, SCRATCH.get(), bBuf, r0, r1,
-                                jc, nc, q0, q1, pc, kc)));
+                    int c0 = Math.min(pr.n, nPanels * tj / split.colParts * NR);
+                    int c1 = Math.min(pr.n, nPanels * (tj + 1) / split.colParts * NR);
+                    if (r0 < r1 && c0 < c1) {
+                        tasks.add(action(() -> rectangle(pr, r0, r1, c0, c1)));
                     }
                 }
             }
-            return tasks;
+            invokeAll(tasks);
         }
     }
 
-    /** How the C block is cut among threads: rowParts × colParts ≈ threads, least work per part. */
+    /** How C is cut among threads: rowParts × colParts = threads, least cost for the slowest part. */
     private record Split(int rowParts, int colParts) {
-        static Split of(int m, int nPanels, int threads) {
-            int mPanels = (m + MR - 1) / MR;
+        /** Packing one element costs about as much as this many multiply-adds. */
+        private static final int PACK_COST = 32;
+
+        static Split of(int mPanels, int nPanels, int threads) {
             Split best = null;
-            long bestWork = Long.MAX_VALUE;
-            for (int rp = threads; rp >= 1; rp--) {
+            long bestCost = Long.MAX_VALUE;
+            for (int rp = 1; rp <= threads; rp++) {
                 if (threads % rp != 0) {
                     continue;
                 }
                 int cp = threads / rp;
-                long work = (long) ceilDiv(mPanels, rp) * ceilDiv(nPanels, cp);
-                if (work < bestWork) { // ties keep more row parts: B is shared, A is packed per part
+                long rows = (long) ceilDiv(mPanels, rp) * MR, cols = (long) ceilDiv(nPanels, cp) * NR;
+                long cost = rows * cols + PACK_COST * (rows + cols);
+                if (cost < bestCost) {
                     best = new Split(rp, cp);
-                    bestWork = work;
+                    bestCost = cost;
                 }
             }
             return best;

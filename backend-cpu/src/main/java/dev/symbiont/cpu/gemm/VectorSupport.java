@@ -48,6 +48,9 @@ public final class VectorSupport {
         try {
             Class<?> k = Class.forName(kernelClass, true, VectorSupport.class.getClassLoader());
             int bits = k.getDeclaredField("L").getInt(null) * Float.SIZE;
+            if (bits < 128) {
+                return new Status(false, "only " + bits + "-bit float vectors on this CPU");
+            }
             return new Status(true, module + " present; " + bits + "-bit float vectors");
         } catch (ReflectiveOperationException | LinkageError e) {
             return new Status(false, "kernel class " + kernelClass + " failed to load: " + e);

@@ -32,7 +32,8 @@ final class ReferenceElementwise {
             case RELU -> Float.isNaN(x) ? x : Math.max(x, 0f);
             // 0.5 x (1 + erf(x/√2)) = 0.5 x erfc(−x/√2); the erfc form keeps precision for x ≪ 0.
             case GELU_ERF -> (float) (0.5 * x * SpecialFunctions.erfc(-x * SQRT_HALF));
-            case GELU_TANH -> (float) (0.5 * x * (1.0 + Math.tanh(SQRT_TWO_OVER_PI * (x + GELU_TANH_CUBIC * x * x * x))));
+            // 0.5 x (1 + tanh u) = x sigmoid(2u); the sigmoid form keeps precision for x ≪ 0.
+            case GELU_TANH -> (float) (x * sigmoid(2 * SQRT_TWO_OVER_PI * (x + GELU_TANH_CUBIC * x * x * x)));
             case SILU -> (float) (x * sigmoid(x));
             case SOFTPLUS -> x > SOFTPLUS_THRESHOLD ? x : (float) Math.log1p(Math.exp(x));
             case ERF -> (float) SpecialFunctions.erf(x);

@@ -1,0 +1,166 @@
+package dev.symbiont.cpu.kernels;
+
+import jdk.incubator.vector.FloatVector;
+
+import static dev.symbiont.cpu.kernels.VectorConstants.L;
+import static dev.symbiont.cpu.kernels.VectorConstants.S;
+import static dev.symbiont.cpu.kernels.VectorReductions.load;
+
+/**
+ * Layer norm and RMS norm over the rows of x (rows, cols), forward and backward. Each row is
+ * one task (statistics, then the normalised row, while it sits in cache); rows spread over the
+ * pool. The weight and bias gradients are column sums over rows: each chunk of rows keeps its
+ * own partial sums (float for a few rows, then double), added up in chunk order at the end,
+ * so results do not depend on thread timing.
+ *
+ * <p>Arithmetic follows the reference composition op by op: mean = Σx / cols, var = Σ(x − mean)² / cols,
+ * rstd = 1/√(var + eps) with eps rounded to float, y = ((x − mean)·rstd)·w + b.
+ * Weights, biases and the outputs are contiguous; a null weight or bias is absent.
+ */
+public final class VectorNorms {
+    private VectorNorms() {}
+
+    /** Rows a weight-gradient partial adds in float before flushing into its double totals. */
+    private static final int FLUSH = 32;
+
+    /** y (rows·cols), mean and rstd (rows) of layer norm; w and b hold cols values from wOff and bOff. */
+    public static void layerNorm(Rows x, int rows, int cols, float[] w, int wOff, float[] b, int bOff, double eps,
+                                 float[] y, float[] mean, float[] rstd) {
+        float epsF = (float) eps;
+        Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
+            float[] xd = x.data();
+            for (int r = from; r < to; r++) {
+                int xs = x.start(r), ys = r * cols;
+                float mu = VectorReductions.sum(xd, xs, cols) / cols;
+                // centred row into y, then its sum of squares
+                int i = 0;
+                for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).sub(mu).intoArray(y, ys + i);
+                for (; i < cols; i++) y[ys + i] = xd[xs + i] - mu;
+                float var = VectorReductions.dot(y, ys, y, ys, cols) / cols;
+                float rs = (float) (1.0 / Math.sqrt(var + epsF));
+                mean[r] = mu;
+                rstd[r] = rs;
+                affine(y, ys, rs, w, wOff, b, bOff, cols);
+            }
+        });
+    }
+
+    /** y (rows·cols) and rstd (rows) of RMS norm; w holds cols values from wOff, or is null. */
+    public static void rmsNorm(Rows x, int rows, int cols, float[] w, int wOff, double eps, float[] y, float[] rstd) {
+        float epsF = (float) eps;
+        Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
+            float[] xd = x.data();
+            for (int r = from; r < to; r++) {
+                int xs = x.start(r), ys = r * cols;
+                float ms = VectorReductions.dot(xd, xs, xd, xs, cols) / cols;
+                float rs = (float) (1.0 / Math.sqrt(ms + epsF));
+                rstd[r] = rs;
+                System.arraycopy(xd, xs, y, ys, cols);
+                affine(y, ys, rs, w, wOff, null, 0, cols);
+            }
+        });
+    }
+
+    /** row = (row·rs)·w + b in place. */
+    private static void affine(float[] y, int ys, float rs, float[] w, int wOff, float[] b, int bOff, int cols) {
+        int i = 0, bd = S.loopBound(cols);
+        if (w != null && b != null) {
+            for (; i < bd; i += L) load(y, ys + i).mul(rs).mul(load(w, wOff + i)).add(load(b, bOff + i)).intoArray(y, ys + i);
+            for (; i < cols; i++) y[ys + i] = (y[ys + i] * rs) * w[wOff + i] + b[bOff + i];
+        } else if (w != null) {
+            for (; i < bd; i += L) load(y, ys + i).mul(rs).mul(load(w, wOff + i)).intoArray(y, ys + i);
+            for (; i < cols; i++) y[ys + i] = (y[ys + i] * rs) * w[wOff + i];
+        } else if (b != null) {
+            for (; i < bd; i += L) load(y, ys + i).mul(rs).add(load(b, bOff + i)).intoArray(y, ys + i);
+            for (; i < cols; i++) y[ys + i] = y[ys + i] * rs + b[bOff + i];
+        } else {
+            for (; i < bd; i += L) load(y, ys + i).mul(rs).intoArray(y, ys + i);
+            for (; i < cols; i++) y[ys + i] *= rs;
+        }
+    }
+
+    /**
+     * Layer norm gradients. {@code mean} and {@code rstd} give row r's statistics at
+     * {@code start(r)} (stride = their row stride). gx is (rows·cols); gw and gb (cols) are
+     * filled when non-null.
+     */
+    public static void layerNormBackward(Rows g, Rows x, int rows, int cols, float[] w, int wOff,
+                                         Rows mean, Rows rstd, float[] gx, float[] gw, float[] gb) {
+        backward(g, x, rows, cols, w, wOff, mean, rstd, gx, gw, gb);
+    }
+
+    /** RMS norm gradients: as {@link #layerNormBackward} with a zero mean and no bias. */
+    public static void rmsNormBackward(Rows g, Rows x, int rows, int cols, float[] w, int wOff,
+                                       Rows rstd, float[] gx, float[] gw) {
+        backward(g, x, rows, cols, w, wOff, null, rstd, gx, gw, null);
+    }
+
+    /**
+     * Per row: xhat = (x − mean)·rstd, gxhat = g·w,
+     * gx = (gxhat − [mean(gxhat)] − xhat·mean(gxhat·xhat))·rstd, the bracket only for layer norm;
+     * gw += g·xhat, gb += g.
+     */
+    private static void backward(Rows g, Rows x, int rows, int cols, float[] w, int wOff, Rows mean, Rows rstd,
+                                 float[] gx, float[] gw, float[] gb) {
+        int grain = Parallel.rowGrain(cols), chunks = Parallel.chunks(rows, grain);
+        double[][] gwTotals = gw == null ? null : new double[chunks][cols];
+        double[][] gbTotals = gb == null ? null : new double[chunks][cols];
+        Parallel.forChunks(rows, grain, (chunk, from, to) -> {
+            float[] xhat = new float[cols], gxhat = new float[cols];
+            float[] gwPart = gw == null ? null : new float[cols], gbPart = gb == null ? null : new float[cols];
+            float[] xd = x.data(), gd = g.data();
+            int bd = S.loopBound(cols);
+            for (int r = from; r < to; r++) {
+                int xs = x.start(r), gs = g.start(r), os = r * cols;
+                float mu = mean == null ? 0f : mean.data()[mean.start(r)];
+                float rs = rstd.data()[rstd.start(r)];
+                int i = 0;
+                for (; i < bd; i += L) load(xd, xs + i).sub(mu).mul(rs).intoArray(xhat, i);
+                for (; i < cols; i++) xhat[i] = (xd[xs + i] - mu) * rs;
+                if (w == null) {
+                    System.arraycopy(gd, gs, gxhat, 0, cols);
+                } else {
+                    for (i = 0; i < bd; i += L) load(gd, gs + i).mul(load(w, wOff + i)).intoArray(gxhat, i);
+                    for (; i < cols; i++) gxhat[i] = gd[gs + i] * w[wOff + i];
+                }
+                float a = mean == null ? 0f : VectorReductions.sum(gxhat, 0, cols) / cols;
+                float c = VectorReductions.dot(gxhat, 0, xhat, 0, cols) / cols;
+                for (i = 0; i < bd; i += L) {
+                    FloatVector gh = load(gxhat, i);
+                    if (mean != null) gh = gh.sub(a);
+                    gh.sub(load(xhat, i).mul(c)).mul(rs).intoArray(gx, os + i);
+                }
+                for (; i < cols; i++) gx[os + i] = ((mean != null ? gxhat[i] - a : gxhat[i]) - xhat[i] * c) * rs;
+                if (gwPart != null) {
+                    for (i = 0; i < bd; i += L) load(gd, gs + i).fma(load(xhat, i), load(gwPart, i)).intoArray(gwPart, i);
+                    for (; i < cols; i++) gwPart[i] += gd[gs + i] * xhat[i];
+                }
+                if (gbPart != null) {
+                    for (i = 0; i < bd; i += L) load(gbPart, i).add(load(gd, gs + i)).intoArray(gbPart, i);
+                    for (; i < cols; i++) gbPart[i] += gd[gs + i];
+                }
+                if ((r - from + 1) % FLUSH == 0 || r == to - 1) {
+                    if (gwPart != null) flush(gwPart, gwTotals[chunk]);
+                    if (gbPart != null) flush(gbPart, gbTotals[chunk]);
+                }
+            }
+        });
+        if (gw != null) combine(gwTotals, gw);
+        if (gb != null) combine(gbTotals, gb);
+    }
+
+    private static void flush(float[] part, double[] total) {
+        for (int j = 0; j < part.length; j++) {
+            total[j] += part[j];
+            part[j] = 0f;
+        }
+    }
+
+    private static void combine(double[][] totals, float[] out) {
+        for (int j = 0; j < out.length; j++) {
+            double s = 0;
+            for (double[] t : totals) s += t[j];
+            out[j] = (float) s;
+        }
+    }
+}
