@@ -8,5 +8,10 @@ public enum BinaryOp {
     ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM,
     EQ, NE, LT, LE, GT, GE;
 
+    private final String opName = name().toLowerCase(java.util.Locale.ROOT);
+
+    /** The op's name in error messages and the profiler, e.g. "gelu_erf". */
+    public String opName() { return opName; }
+
     public boolean isComparison() { return ordinal() >= EQ.ordinal(); }
 }

@@ -4,5 +4,10 @@ package dev.symbiont.core.backend;
 public enum ReduceOp {
     SUM, MAX, MIN, ARGMAX, ARGMIN;
 
+    private final String opName = name().toLowerCase(java.util.Locale.ROOT);
+
+    /** The op's name in error messages and the profiler, e.g. "gelu_erf". */
+    public String opName() { return opName; }
+
     public boolean isArg() { return this == ARGMAX || this == ARGMIN; }
 }

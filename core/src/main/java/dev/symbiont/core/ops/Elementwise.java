@@ -7,21 +7,19 @@ import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.UnaryOp;
 
-import java.util.Locale;
-
 /** Unary, binary (numpy broadcasting) and where, with their gradients. */
 public final class Elementwise {
     private Elementwise() {}
 
     public static Tensor unary(UnaryOp op, Tensor x) {
-        String name = name(op);
+        String name = op.opName();
         Checks.float32(name, x);
         Tensor y = Tensor.of(x.backend().unary(op, x.storage(), x.layout()), x.shape());
         return Autograd.record(name, y, g -> new Tensor[] {UnaryGrads.grad(op, x, y, g)}, x);
     }
 
     public static Tensor binary(BinaryOp op, Tensor a, Tensor b) {
-        String name = name(op);
+        String name = op.opName();
         Checks.sameBackend(name, a, b);
         Checks.float32(name, a, b);
         int[] shape = Checks.broadcast(name, a.shape(), b.shape());
@@ -93,7 +91,4 @@ public final class Elementwise {
                 gb == null ? null : Reductions.sumToShape(gb, b.shape())};
     }
 
-    static String name(Enum<?> op) {
-        return op.name().toLowerCase(Locale.ROOT);
-    }
 }

@@ -89,7 +89,7 @@ public final class Reductions {
         if (op != ReduceOp.SUM) {
             for (int d : dims) {
                 if (x.size(d) == 0) {
-                    throw new IllegalArgumentException(Elementwise.name(op) + ": cannot reduce over empty dim " + d
+                    throw new IllegalArgumentException(op.opName() + ": cannot reduce over empty dim " + d
                             + " of shape " + Arrays.toString(x.shape()));
                 }
             }
