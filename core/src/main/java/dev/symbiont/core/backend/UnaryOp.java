@@ -8,12 +8,12 @@ public enum UnaryOp {
     /** 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
     GELU_TANH,
     SILU, SOFTPLUS, ERF,
-    /** -1, 0 or 1;
+    /** -1, 0 or 1 (NaN gives 0, as PyTorch's eager kernel does). */
+    SIGN,
+    RECIPROCAL, SQUARE;
 
     private final String opName = name().toLowerCase(java.util.Locale.ROOT);
 
     /** The op's name in error messages and the profiler, e.g. "gelu_erf". */
-    public String opName() { return opName; } NaN gives 0, as PyTorch's eager kernel does. */
-    SIGN,
-    RECIPROCAL, SQUARE
+    public String opName() { return opName; }
 }
