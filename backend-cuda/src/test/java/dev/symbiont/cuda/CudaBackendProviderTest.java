@@ -2,6 +2,7 @@ package dev.symbiont.cuda;
 
 import dev.symbiont.core.backend.Availability;
 import dev.symbiont.core.backend.BackendProvider;
+import dev.symbiont.core.backend.Backends;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -27,6 +28,14 @@ class CudaBackendProviderTest {
         Availability a = CudaBackendProvider.availability(List.of(Path.of("/nonexistent/libcuda.so.1")));
         assertFalse(a.available());
         assertTrue(a.reason().contains("/nonexistent/libcuda.so.1"), a.reason());
+    }
+
+    @Test
+    void selectionSkipsTheUnavailableBackendWithItsReason() {
+        var e = assertThrows(IllegalStateException.class, () -> Backends.get("cuda"));
+        assertTrue(e.getMessage().startsWith("backend 'cuda' cannot run here: "), e.getMessage());
+        assertTrue(Backends.describe().stream().anyMatch(l -> l.startsWith("cuda (priority 200): unavailable, ")));
+        assertEquals("reference", Backends.defaultBackend().name(), "falls back to the next available provider");
     }
 
     @Test

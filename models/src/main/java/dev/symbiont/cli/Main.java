@@ -15,12 +15,16 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line: bad input is reported as one line and exit code 2, not a stack trace. */
+    static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
-        // Bad input is reported as one line, not a stack trace.
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("symbiont " + cmd.getCommandName() + ": " + e.getMessage());
             return 2;
         });
-        System.exit(cli.execute(args));
+        return cli;
     }
 }

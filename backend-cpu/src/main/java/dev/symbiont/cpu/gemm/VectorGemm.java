@@ -94,7 +94,13 @@ public final class VectorGemm implements Gemm {
             GemmChecks.check(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
             problems[t] = new Problem(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
         }
-        if (batch == 0 || problems[0].trivial()) {
+        if (batch == 0) {
+            return;
+        }
+        if (problems[0].trivial()) { // same sizes for all: the others are trivial too (k = 0 zeroes each C)
+            for (int t = 1; t < batch; t++) {
+                problems[t].trivial();
+            }
             return;
         }
         long flops = problems[0].flops();

@@ -88,6 +88,11 @@ abstract class GemmParityTest {
                 }
             }
         }
+        float[] batched = filled(3 * 6, Float.NaN);
+        gemm().sgemmBatched(3, 2, 3, 0, new float[0], 0, 0, 0, 1, new float[0], 0, 0, 3, 1, batched, 0, 6, 3);
+        for (float v : batched) {
+            assertEquals(0f, v, "every problem of a k=0 batch is zeroed");
+        }
         float[] untouched = filled(4, 7f);
         gemm().sgemm(0, 4, 3, new float[0], 0, 3, 1, new float[12], 0, 4, 1, untouched, 0, 4);
         gemm().sgemm(4, 0, 3, new float[12], 0, 3, 1, new float[0], 0, 0, 1, untouched, 0, 0);
