@@ -29,10 +29,11 @@ public final class VectorSupport {
     }
 
     /**
-     * The status for an arbitrary module layer, module and kernel class; split out so tests
-     * can ask about a module that is not there.
+     * The status for an arbitrary module layer, module and probe class (one holding an int
+     * field {@code L}, the lanes per float vector); split out so tests can ask about a module
+     * that is not there, and shared with the elementwise kernels' check.
      */
-    static Status check(ModuleLayer layer, String module, String kernelClass) {
+    public static Status check(ModuleLayer layer, String module, String kernelClass) {
         Optional<Module> found = layer.findModule(module);
         if (found.isEmpty()) {
             return new Status(false, "module " + module + " is not in the boot layer;"
@@ -47,12 +48,14 @@ public final class VectorSupport {
         }
         try {
             Class<?> k = Class.forName(kernelClass, true, VectorSupport.class.getClassLoader());
-            int bits = k.getDeclaredField("L").getInt(null) * Float.SIZE;
+            var lanes = k.getDeclaredField("L");
+            lanes.setAccessible(true);
+            int bits = lanes.getInt(null) * Float.SIZE;
             if (bits < 128) {
                 return new Status(false, "only " + bits + "-bit float vectors on this CPU");
             }
             return new Status(true, module + " present; " + bits + "-bit float vectors");
-        } catch (ReflectiveOperationException | LinkageError e) {
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
             return new Status(false, "kernel class " + kernelClass + " failed to load: " + e);
         }
     }

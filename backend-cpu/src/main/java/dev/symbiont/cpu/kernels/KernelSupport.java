@@ -1,14 +1,15 @@
 package dev.symbiont.cpu.kernels;
 
+import dev.symbiont.cpu.gemm.VectorSupport;
+
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.Optional;
 
 /**
  * Can this JVM run the Vector-API kernels of this package? Decided once and logged once:
- * the {@code jdk.incubator.vector} module must be in the boot layer and readable, the JIT on,
- * {@link VectorConstants} must initialise, and the property {@value #PROPERTY} must not be
- * {@code false}. Otherwise the CPU backend keeps the reference (scalar) kernels.
+ * what {@link VectorSupport} requires of the JVM (module, JIT, a class that initialises, here
+ * {@link VectorConstants}), and the property {@value #PROPERTY} must not be {@code false}.
+ * Otherwise the CPU backend keeps the reference (scalar) kernels.
  *
  * <p>This class touches no Vector-API type itself, so it always loads.
  */
@@ -48,25 +49,7 @@ public final class KernelSupport {
         if (property != null && property.strip().equalsIgnoreCase("false")) {
             return new Status(false, "turned off by -D" + PROPERTY + "=" + property);
         }
-        Optional<Module> found = layer.findModule(module);
-        if (found.isEmpty()) {
-            return new Status(false, "module " + module + " is not in the boot layer;"
-                    + " start the JVM with --add-modules " + module);
-        }
-        if (!KernelSupport.class.getModule().canRead(found.get())) {
-            return new Status(false, KernelSupport.class.getModule() + " cannot read " + module);
-        }
-        String vmInfo = System.getProperty("java.vm.info", "");
-        if (vmInfo.contains("interpreted mode")) {
-            return new Status(false, "the JIT is disabled (" + vmInfo + "); Vector API code would crawl");
-        }
-        try {
-            Class<?> c = Class.forName(constantsClass, true, KernelSupport.class.getClassLoader());
-            var lanes = c.getDeclaredField("L");
-            lanes.setAccessible(true);
-            return new Status(true, module + " present; " + lanes.getInt(null) * Float.SIZE + "-bit float vectors");
-        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-            return new Status(false, "class " + constantsClass + " failed to load: " + e);
-        }
+        VectorSupport.Status s = VectorSupport.check(layer, module, constantsClass);
+        return new Status(s.available(), s.reason());
     }
 }
