@@ -22,11 +22,17 @@ public final class Elementwise {
         String name = op.opName();
         Checks.sameBackend(name, a, b);
         Checks.float32(name, a, b);
-        int[] shape = Checks.broadcast(name, a.shape(), b.shape());
-        Layout la = a.layout().expand(shape), lb = b.layout().expand(shape);
+        int[] shape = Checks.broadcast(name, a.layout().shape(), b.layout().shape());
+        Layout la = broadcastLayout(a, shape), lb = broadcastLayout(b, shape);
         Tensor y = Tensor.of(a.backend().binary(op, a.storage(), la, b.storage(), lb), shape);
         if (op.isComparison()) return y;
         return Autograd.record(name, y, g -> binaryGrads(op, a, b, y, g), a, b);
+    }
+
+    /** The operand's layout expanded to the result shape; the same layout when no broadcast is needed. */
+    private static Layout broadcastLayout(Tensor t, int[] shape) {
+        Layout l = t.layout();
+        return java.util.Arrays.equals(l.shape(), shape) ? l : l.expand(shape);
     }
 
     public static Tensor binaryScalar(BinaryOp op, Tensor a, double s) {
