@@ -14,6 +14,7 @@ import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.KernelSupport;
 import dev.symbiont.cpu.kernels.Rows;
+import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorNorms;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -32,7 +33,9 @@ import java.util.Arrays;
  * leading dims, softmax along the last dim) and otherwise calls the reference kernel, so
  * every input gives the reference's answer within float32 rounding. Without the
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
- * Vector kernels are never loaded: everything but matmul is the reference, matmul is EJML.
+ * Vector kernels are never loaded: everything but matmul and data movement is the reference,
+ * matmul is EJML. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {
     private final Gemm gemm;
@@ -82,6 +85,50 @@ public class CpuBackend extends ReferenceBackend {
     public boolean vectorKernels() { return vector; }
 
     @Override public String toString() { return "CpuBackend(gemm=" + gemm.path().id() + ", vector=" + vector + ")"; }
+
+    // ---- data movement -------------------------------------------------------------------------
+
+    @Override
+    public Object download(Storage storage, Layout layout) {
+        return StridedCopy.toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
+    }
+
+    @Override
+    public Storage contiguous(Storage storage, Layout layout) {
+        Object array = heap("contiguous", storage, layout).array();
+        return wrap(storage.dtype(), StridedCopy.toContiguous(array, storage.dtype(), layout));
+    }
+
+    /** As the reference: same shape and dtype, and src snapshotted first when dst is the same storage. */
+    @Override
+    public void copyInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
+        checkSameShape("copyInto", dstLayout, srcLayout);
+        if (dst.dtype() != src.dtype()) {
+            throw new IllegalArgumentException("copyInto: dtypes " + dst.dtype() + " and " + src.dtype() + " differ");
+        }
+        Object to = heap("copyInto", dst, dstLayout).array();
+        Object from = heap("copyInto", src, srcLayout).array();
+        if (to == from) {
+            from = StridedCopy.toContiguous(from, src.dtype(), srcLayout);
+            srcLayout = Layout.contiguous(srcLayout.shape());
+        }
+        StridedCopy.copy(from, srcLayout, to, dstLayout);
+    }
+
+    /** Same dtype is a copy; float32 to/from bfloat16, float16, int32 (and to int64) run here; the rest, the reference. */
+    @Override
+    public Storage cast(Storage storage, Layout layout, DType to) {
+        DType from = storage.dtype();
+        if (from != to && !StridedCopy.converts(from, to)) return super.cast(storage, layout, to);
+        Object array = heap("cast", storage, layout).array();
+        if (from == to) return wrap(to, StridedCopy.toContiguous(array, from, layout));
+        int offset = layout.offset();
+        if (!layout.isContiguous()) {
+            array = StridedCopy.toContiguous(array, from, layout); // untracked scratch in the source dtype
+            offset = 0;
+        }
+        return wrap(to, StridedCopy.convert(array, from, offset, layout.numel(), to));
+    }
 
     // ---- linear algebra ------------------------------------------------------------------------
 

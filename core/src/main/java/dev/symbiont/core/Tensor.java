@@ -275,7 +275,9 @@ public final class Tensor {
     public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) {
         return Normalization.rmsNorm(this, normalizedShape, weight, eps);
     }
+    /** Mean cross-entropy of these logits (..., classes) against integer targets (...); -100 is ignored. */
     public Tensor crossEntropy(Tensor targets) { return Losses.crossEntropy(this, targets, -100); }
+    public Tensor crossEntropy(Tensor targets, long ignoreIndex) { return Losses.crossEntropy(this, targets, ignoreIndex); }
     public Tensor mseLoss(Tensor target) { return Losses.mseLoss(this, target); }
 
     // ---- indexing and joining -----------------------------------------------------------------
@@ -285,6 +287,10 @@ public final class Tensor {
     /** A copy of this with src added at index along dim. */
     public Tensor scatterAdd(int dim, Tensor index, Tensor src) { return Indexing.scatterAdd(this, dim, index, src); }
     public Indexing.TopK topk(int k, int dim, boolean largest) { return Indexing.topk(this, k, dim, largest); }
+    /** float32 one-hot rows (ids..., numClasses) of these integer ids. */
+    public Tensor oneHot(int numClasses) { return Indexing.oneHot(this, numClasses); }
+    /** Rows of weight (num, dim) picked by integer ids of any shape: (ids..., dim). */
+    public static Tensor embedding(Tensor weight, Tensor ids) { return Indexing.embedding(weight, ids); }
     public List<Tensor> split(int splitSize, int dim) { return Joining.split(this, splitSize, dim); }
     public List<Tensor> chunk(int chunks, int dim) { return Joining.chunk(this, chunks, dim); }
     public static Tensor cat(List<Tensor> tensors, int dim) { return Joining.cat(tensors, dim); }
