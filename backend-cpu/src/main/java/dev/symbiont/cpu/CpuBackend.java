@@ -89,30 +89,13 @@ public class CpuBackend extends ReferenceBackend {
     // ---- data movement -------------------------------------------------------------------------
 
     @Override
-    public Object download(Storage storage, Layout layout) {
-        return StridedCopy.toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
+    protected Object toContiguous(Object array, DType dtype, Layout layout) {
+        return StridedCopy.toContiguous(array, dtype, layout);
     }
 
     @Override
-    public Storage contiguous(Storage storage, Layout layout) {
-        Object array = heap("contiguous", storage, layout).array();
-        return wrap(storage.dtype(), StridedCopy.toContiguous(array, storage.dtype(), layout));
-    }
-
-    /** As the reference: same shape and dtype, and src snapshotted first when dst is the same storage. */
-    @Override
-    public void copyInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
-        checkSameShape("copyInto", dstLayout, srcLayout);
-        if (dst.dtype() != src.dtype()) {
-            throw new IllegalArgumentException("copyInto: dtypes " + dst.dtype() + " and " + src.dtype() + " differ");
-        }
-        Object to = heap("copyInto", dst, dstLayout).array();
-        Object from = heap("copyInto", src, srcLayout).array();
-        if (to == from) {
-            from = StridedCopy.toContiguous(from, src.dtype(), srcLayout);
-            srcLayout = Layout.contiguous(srcLayout.shape());
-        }
-        StridedCopy.copy(from, srcLayout, to, dstLayout);
+    protected void copyStrided(Object from, Layout fromLayout, Object to, Layout toLayout) {
+        StridedCopy.copy(from, fromLayout, to, toLayout);
     }
 
     /** Same dtype is a copy; float32 to/from bfloat16, float16, int32 (and to int64) run here; the rest, the reference. */
@@ -121,10 +104,10 @@ public class CpuBackend extends ReferenceBackend {
         DType from = storage.dtype();
         if (from != to && !StridedCopy.converts(from, to)) return super.cast(storage, layout, to);
         Object array = heap("cast", storage, layout).array();
-        if (from == to) return wrap(to, StridedCopy.toContiguous(array, from, layout));
+        if (from == to) return wrap(to, toContiguous(array, from, layout));
         int offset = layout.offset();
         if (!layout.isContiguous()) {
-            array = StridedCopy.toContiguous(array, from, layout); // untracked scratch in the source dtype
+            array = toContiguous(array, from, layout); // untracked scratch in the source dtype
             offset = 0;
         }
         return wrap(to, StridedCopy.convert(array, from, offset, layout.numel(), to));
@@ -136,8 +119,8 @@ public class CpuBackend extends ReferenceBackend {
     @Override
     public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
         float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
+        checkMatmulShapes(aLayout, bLayout);
         int rank = aLayout.rank();
-        if (rank < 2 || bLayout.rank() != rank) return super.matmul(a, aLayout, b, bLayout); // reference throws
         int[] outShape = aLayout.shape().clone();
         outShape[rank - 1] = bLayout.size(rank - 1);
         var out = newStorage(DType.FLOAT32, Layout.numel(outShape));

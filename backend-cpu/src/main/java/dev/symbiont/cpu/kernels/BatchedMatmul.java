@@ -21,7 +21,6 @@ public final class BatchedMatmul {
 
     /** Writes the contiguous (batch..., m, n) product into {@code out}, which holds exactly that many elements. */
     public static void matmul(Gemm gemm, float[] a, Layout aLayout, float[] b, Layout bLayout, float[] out) {
-        check(aLayout, bLayout);
         int rank = aLayout.rank();
         int m = aLayout.size(rank - 2), k = aLayout.size(rank - 1), n = bLayout.size(rank - 1);
         int aRs = aLayout.stride(rank - 2), aCs = aLayout.stride(rank - 1);
@@ -98,16 +97,5 @@ public final class BatchedMatmul {
             r[3][i] = mc[out - 1 - i];
         }
         return r;
-    }
-
-    private static void check(Layout a, Layout b) {
-        int rank = a.rank();
-        boolean ok = rank >= 2 && b.rank() == rank
-                && a.size(rank - 1) == b.size(rank - 2)
-                && Arrays.equals(a.shape(), 0, rank - 2, b.shape(), 0, rank - 2);
-        if (!ok) {
-            throw new IllegalArgumentException("matmul: shapes " + Arrays.toString(a.shape()) + " and "
-                    + Arrays.toString(b.shape()) + " do not multiply (expected (batch..., m, k) and (batch..., k, n))");
-        }
     }
 }

@@ -73,6 +73,18 @@ public class ReferenceBackend implements Backend {
         }
     }
 
+    /** Throws unless a is (batch..., m, k) and b is (batch..., k, n) with the same batch dims. */
+    protected static void checkMatmulShapes(Layout a, Layout b) {
+        int rank = a.rank();
+        boolean ok = rank >= 2 && b.rank() == rank
+                && a.size(rank - 1) == b.size(rank - 2)
+                && Arrays.equals(a.shape(), 0, rank - 2, b.shape(), 0, rank - 2);
+        if (!ok) {
+            throw new IllegalArgumentException("matmul: shapes " + Arrays.toString(a.shape()) + " and "
+                    + Arrays.toString(b.shape()) + " do not multiply (expected (batch..., m, k) and (batch..., k, n))");
+        }
+    }
+
     private static boolean hasNegativeStride(Layout layout) {
         for (int d = 0; d < layout.rank(); d++) if (layout.stride(d) < 0 && layout.size(d) > 1) return true;
         return false;
@@ -98,13 +110,13 @@ public class ReferenceBackend implements Backend {
 
     @Override
     public Object download(Storage storage, Layout layout) {
-        return ReferenceCopies.toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
+        return toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
     }
 
     @Override
     public Storage contiguous(Storage storage, Layout layout) {
         Object array = heap("contiguous", storage, layout).array();
-        return wrap(storage.dtype(), ReferenceCopies.toContiguous(array, storage.dtype(), layout));
+        return wrap(storage.dtype(), toContiguous(array, storage.dtype(), layout));
     }
 
     /**
@@ -120,10 +132,23 @@ public class ReferenceBackend implements Backend {
         Object to = heap("copyInto", dst, dstLayout).array();
         Object from = heap("copyInto", src, srcLayout).array();
         if (to == from) {
-            from = ReferenceCopies.toContiguous(from, src.dtype(), srcLayout);
+            from = toContiguous(from, src.dtype(), srcLayout);
             srcLayout = Layout.contiguous(srcLayout.shape());
         }
-        ReferenceCopies.copyStrided(from, srcLayout, to, dstLayout);
+        copyStrided(from, srcLayout, to, dstLayout);
+    }
+
+    /**
+     * The copy kernel behind download, contiguous and copyInto: a new row-major array of the
+     * layout's elements. Subclasses override it (and {@link #copyStrided}) with faster loops.
+     */
+    protected Object toContiguous(Object array, DType dtype, Layout layout) {
+        return ReferenceCopies.toContiguous(array, dtype, layout);
+    }
+
+    /** Writes the elements of {@code from} seen through {@code fromLayout} into {@code to} through {@code toLayout}. */
+    protected void copyStrided(Object from, Layout fromLayout, Object to, Layout toLayout) {
+        ReferenceCopies.copyStrided(from, fromLayout, to, toLayout);
     }
 
     @Override
@@ -206,6 +231,7 @@ public class ReferenceBackend implements Backend {
     @Override
     public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
         float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
+        checkMatmulShapes(aLayout, bLayout);
         return wrap(DType.FLOAT32, ReferenceMatmul.matmul(as, aLayout, bs, bLayout));
     }
 
