@@ -13,12 +13,7 @@ cd "$(dirname "$0")/.."
 
 SIZES=${SIZES:-256,512,1024,2048}
 
-# A JDK 25: the one in JAVA_HOME if it is 25, else the usual install.
-jdk_is_25() { [ -x "$1/bin/java" ] && "$1/bin/java" -version 2>&1 | grep -q 'version "25'; }
-if [ -z "${JAVA_HOME:-}" ] || ! jdk_is_25 "$JAVA_HOME"; then
-  export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-jdk_is_25 "$JAVA_HOME" || { echo "gemm-vs-numpy: no JDK 25 found (set JAVA_HOME)" >&2; exit 1; }
+. bin/java-env.sh
 JAVA="$JAVA_HOME/bin/java"
 
 # Build (one Maven at a time on shared machines; offline first, online if dependencies are missing).

@@ -21,12 +21,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Dispatch cost of one small op: adding two 64-element tensors, with and without grad
  * tracking. The arithmetic is a few nanoseconds; everything else is the library's overhead.
+ * Six warm-up seconds: until C2 has compiled the Vector API paths an op can take microseconds.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Warmup(iterations = 6, time = 1)
+@Measurement(iterations = 8, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
 public class OpOverheadBenchmark {
 
