@@ -49,8 +49,9 @@ public record Layout(int[] shape, int[] strides, int offset) {
 
     public int stride(int dim) { return strides[dim]; }
 
-    /** Row-major with no gaps, starting anywhere. */
+    /** Row-major with no gaps, starting anywhere; an empty layout is contiguous (as in PyTorch). */
     public boolean isContiguous() {
+        for (int d : shape) if (d == 0) return true;
         int expected = 1;
         for (int i = shape.length - 1; i >= 0; i--) {
             if (shape[i] != 1 && strides[i] != expected) return false;
@@ -70,12 +71,18 @@ public record Layout(int[] shape, int[] strides, int offset) {
         return off;
     }
 
-    /** Largest storage index this layout touches, or offset - 1 when it is empty. */
+    /**
+     * Largest storage index this layout touches, or offset - 1 when it is empty; computed in
+     * long so a huge stride or offset is reported instead of wrapping past a bounds check.
+     */
     public int maxIndex() {
         if (numel() == 0) return offset - 1;
-        int max = offset;
-        for (int i = 0; i < shape.length; i++) max += (shape[i] - 1) * Math.max(strides[i], 0);
-        return max;
+        long max = offset;
+        for (int i = 0; i < shape.length; i++) max += (long) (shape[i] - 1) * Math.max(strides[i], 0);
+        if (max > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("layout: " + this + " reaches index " + max + ", past 2^31 - 1");
+        }
+        return (int) max;
     }
 
     /** Normalises a possibly negative dimension, naming the op on failure. */
@@ -122,7 +129,7 @@ public record Layout(int[] shape, int[] strides, int offset) {
 
     public Layout narrow(int dim, int start, int length) {
         int d = dim("narrow", dim);
-        if (start < 0 || length < 0 || start + length > shape[d]) {
+        if (start < 0 || length < 0 || (long) start + length > shape[d]) {
             throw new IllegalArgumentException("narrow: start " + start + " length " + length
                     + " out of range for dim " + dim + " of size " + shape[d] + " in shape " + Arrays.toString(shape));
         }

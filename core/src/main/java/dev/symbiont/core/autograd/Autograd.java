@@ -46,6 +46,9 @@ public final class Autograd {
         } else if (!Arrays.equals(gradOutput.shape(), root.shape())) {
             throw new IllegalArgumentException("backward: gradient shape " + Arrays.toString(gradOutput.shape())
                     + " differs from output shape " + Arrays.toString(root.shape()));
+        } else if (gradOutput.dtype() != root.dtype() || gradOutput.backend() != root.backend()) {
+            throw new IllegalArgumentException("backward: gradient is " + gradOutput.dtype() + " on " + gradOutput.backend().name()
+                    + " but the output is " + root.dtype() + " on " + root.backend().name());
         }
         List<Tensor> order = topologicalOrder(root);
         Map<Tensor, Tensor> pending = new IdentityHashMap<>();

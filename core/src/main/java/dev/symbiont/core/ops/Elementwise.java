@@ -80,8 +80,12 @@ public final class Elementwise {
                 gb = needB ? g.mul(a).div(b.square()).neg() : null;
             }
             case POW -> {
-                ga = needA ? g.mul(b).mul(a.pow(b.sub(1.0))) : null;
-                gb = needB ? g.mul(y).mul(a.log()) : null;
+                // PyTorch's convention instead of the 0·∞ = NaN the plain formulas give: the base gets 0
+                // where the exponent is 0 (x^0 is constant, even at x = 0), the exponent gets 0 where
+                // the base is 0 and the exponent non-negative.
+                Tensor zero = scalarLike(g, 0.0);
+                ga = needA ? where(b.eq(0.0), zero, g.mul(b).mul(a.pow(b.sub(1.0)))) : null;
+                gb = needB ? where(a.eq(0.0).mul(b.ge(zero)), zero, g.mul(y).mul(a.log())) : null;
             }
             case MAXIMUM, MINIMUM -> {
                 Tensor wins = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
