@@ -4,8 +4,11 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.UnaryOp;
+
+import java.util.Arrays;
 
 /** Unary, binary (numpy broadcasting) and where, with their gradients. */
 public final class Elementwise {
@@ -32,19 +35,20 @@ public final class Elementwise {
     /** The operand's layout expanded to the result shape; the same layout when no broadcast is needed. */
     private static Layout broadcastLayout(Tensor t, int[] shape) {
         Layout l = t.layout();
-        return java.util.Arrays.equals(l.shape(), shape) ? l : l.expand(shape);
+        return Arrays.equals(l.shape(), shape) ? l : l.expand(shape);
     }
 
     public static Tensor binaryScalar(BinaryOp op, Tensor a, double s) {
-        return binary(op, a, Creation.full(a.backend(), s, DType.FLOAT32));
+        return binary(op, a, scalarLike(a, s));
     }
 
     public static Tensor where(Tensor condition, Tensor a, Tensor b) {
         Checks.sameBackend("where", condition, a, b);
         Checks.float32("where", condition, a, b);
-        int[] shape = Checks.broadcast("where", Checks.broadcast("where", condition.shape(), a.shape()), b.shape());
-        Tensor y = Tensor.of(a.backend().where(condition.storage(), condition.layout().expand(shape),
-                a.storage(), a.layout().expand(shape), b.storage(), b.layout().expand(shape)), shape);
+        int[] shape = Checks.broadcast("where", Checks.broadcast("where", condition.layout().shape(), a.layout().shape()),
+                b.layout().shape());
+        Tensor y = Tensor.of(a.backend().where(condition.storage(), broadcastLayout(condition, shape),
+                a.storage(), broadcastLayout(a, shape), b.storage(), broadcastLayout(b, shape)), shape);
         return Autograd.record("where", y, g -> {
             Tensor zero = scalarLike(g, 0.0);
             return new Tensor[] {null,
@@ -58,7 +62,7 @@ public final class Elementwise {
         Checks.float32("clamp", x);
         if (min > max) throw new IllegalArgumentException("clamp: min " + min + " is greater than max " + max);
         Tensor y;
-        try (var scope = dev.symbiont.core.autograd.GradMode.disabled()) {
+        try (var scope = GradMode.disabled()) {
             y = x.detach().maximum(scalarLike(x, min)).minimum(scalarLike(x, max));
         }
         return Autograd.record("clamp", y, g -> new Tensor[] {g.mul(x.ge(scalarLike(x, min)).mul(x.le(scalarLike(x, max))))}, x);

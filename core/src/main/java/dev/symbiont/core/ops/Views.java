@@ -119,14 +119,17 @@ public final class Views {
     }
 
     public static Tensor contiguous(Tensor x) {
-        if (x.isContiguous()) return x;
-        Tensor out = Tensor.of(x.backend().contiguous(x.storage(), x.layout()), x.shape());
-        return Autograd.record("contiguous", out, g -> new Tensor[] {g}, x);
+        return x.isContiguous() ? x : copy(x, "contiguous");
     }
 
     public static Tensor copy(Tensor x) {
+        return copy(x, "copy");
+    }
+
+    /** A contiguous copy in fresh storage; the gradient passes through unchanged. */
+    private static Tensor copy(Tensor x, String op) {
         Tensor out = Tensor.of(x.backend().contiguous(x.storage(), x.layout()), x.shape());
-        return Autograd.record("copy", out, g -> new Tensor[] {g}, x);
+        return Autograd.record(op, out, g -> new Tensor[] {g}, x);
     }
 
     /** Resolves one -1 and checks the element count. */
