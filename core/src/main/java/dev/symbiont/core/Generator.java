@@ -42,4 +42,14 @@ public final class Generator {
         spareGaussian = r * Math.sin(2 * Math.PI * u2);
         return r * Math.cos(2 * Math.PI * u2);
     }
+
+    /** The full state (two words), to save in a checkpoint and restore with {@link #setState}. */
+    public long[] state() { return new long[] {state, Double.doubleToRawLongBits(spareGaussian)}; }
+
+    /** Restores a state from {@link #state()}: the generator continues exactly where that one was. */
+    public void setState(long[] words) {
+        if (words.length != 2) throw new IllegalArgumentException("Generator.setState: expected 2 words, got " + words.length);
+        state = words[0];
+        spareGaussian = Double.longBitsToDouble(words[1]);
+    }
 }

@@ -1,6 +1,8 @@
 package dev.symbiont.core.autograd;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,7 +26,7 @@ public final class Autograd {
         boolean any = false;
         for (Tensor t : inputs) any |= t != null && t.requiresGrad();
         if (!any) return output;
-        output.attach(new GradFn(op, Collections.unmodifiableList(Arrays.asList(inputs.clone())), rule));
+        output.attach(new GradFn(op, inputs, rule));
         return output;
     }
 
@@ -50,54 +52,63 @@ public final class Autograd {
             throw new IllegalArgumentException("backward: gradient is " + gradOutput.dtype() + " on " + gradOutput.backend().name()
                     + " but the output is " + root.dtype() + " on " + root.backend().name());
         }
-        List<Tensor> order = topologicalOrder(root);
-        Map<Tensor, Tensor> pending = new IdentityHashMap<>();
-        pending.put(root, gradOutput.detach());
+        // Profiled as the engine's own time (graph walk, bookkeeping) around one scope per rule,
+        // named "<op>.backward" in the op's category; the ops a rule calls count under their names.
+        try (var profile = Profiler.op("autograd.backward", OpCategory.OTHER)) {
+            run(root, gradOutput);
+        }
+    }
+
+    private static void run(Tensor root, Tensor gradOutput) {
+        Object rootNode = root.gradFn() != null ? root.gradFn() : root;
+        List<Object> order = topologicalOrder(rootNode);
+        Map<Object, Tensor> pending = new IdentityHashMap<>();
+        pending.put(rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
-                Tensor node = order.get(i);
+                Object node = order.get(i);
                 Tensor grad = pending.remove(node);
                 if (grad == null) continue;
-                GradFn fn = node.gradFn();
-                if (fn == null) {
-                    node.accumulateGrad(grad);
+                if (node instanceof Tensor leaf) {
+                    leaf.accumulateGrad(grad);
                     continue;
                 }
-                Tensor[] inputGrads = fn.apply(grad);
-                List<Tensor> inputs = fn.inputs();
-                for (int j = 0; j < inputs.size(); j++) {
-                    Tensor input = inputs.get(j);
-                    if (input == null || !input.requiresGrad() || j >= inputGrads.length || inputGrads[j] == null) continue;
+                GradFn fn = (GradFn) node;
+                Tensor[] inputGrads;
+                try (var profile = Profiler.backward(fn.name())) {
+                    inputGrads = fn.apply(grad);
+                }
+                for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
+                    GradFn.Edge edge = fn.edge(j);
                     Tensor g = inputGrads[j];
-                    if (!Arrays.equals(g.shape(), input.shape())) {
+                    if (edge == null || g == null) continue;
+                    if (!Arrays.equals(g.shape(), edge.shape())) {
                         throw new IllegalStateException(fn + ": produced gradient of shape " + Arrays.toString(g.shape())
-                                + " for input " + j + " of shape " + Arrays.toString(input.shape()));
+                                + " for input " + j + " of shape " + Arrays.toString(edge.shape()));
                     }
-                    pending.merge(input, g, Tensor::add);
+                    pending.merge(edge.target(), g, Tensor::add);
                 }
             }
         }
     }
 
-    /** Nodes reachable from root through inputs that require grad, each after all its inputs. */
-    private static List<Tensor> topologicalOrder(Tensor root) {
-        List<Tensor> order = new ArrayList<>();
-        Set<Tensor> visited = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Nodes (ops and leaf tensors) reachable from root, each after all the nodes it feeds. */
+    private static List<Object> topologicalOrder(Object root) {
+        List<Object> order = new ArrayList<>();
+        Set<Object> visited = Collections.newSetFromMap(new IdentityHashMap<>());
         ArrayDeque<Object[]> stack = new ArrayDeque<>();
         stack.push(new Object[] {root, 0});
         visited.add(root);
         while (!stack.isEmpty()) {
             Object[] frame = stack.peek();
-            Tensor t = (Tensor) frame[0];
             int next = (int) frame[1];
-            List<Tensor> inputs = t.gradFn() == null ? List.of() : t.gradFn().inputs();
-            if (next < inputs.size()) {
+            if (frame[0] instanceof GradFn fn && next < fn.inputCount()) {
                 frame[1] = next + 1;
-                Tensor in = inputs.get(next);
-                if (in != null && in.requiresGrad() && visited.add(in)) stack.push(new Object[] {in, 0});
+                GradFn.Edge edge = fn.edge(next);
+                if (edge != null && visited.add(edge.target())) stack.push(new Object[] {edge.target(), 0});
             } else {
                 stack.pop();
-                order.add(t);
+                order.add(frame[0]);
             }
         }
         return order;

@@ -1,25 +1,43 @@
 package dev.symbiont.core.backend;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counts a backend's live bytes and their peak. A buffer is counted from allocation until it is
- * released explicitly or its storage becomes unreachable and the cleaner runs, so the numbers
- * include garbage the collector has not yet reclaimed: they are an upper bound on what a
- * reference-counted runtime would hold.
+ * released explicitly or its storage becomes unreachable and a background thread notices, so
+ * by default the numbers include garbage the collector has not yet reclaimed: an upper bound
+ * on what a reference-counted runtime would hold.
+ *
+ * <p>For measurements, {@link #exactPeaks()} opens a scope in which every counted allocation
+ * first runs a full collection and drops the buffers it found unreachable; the peak is then
+ * exactly the largest live set at any allocation — what PyTorch's allocator would report. That
+ * costs a garbage collection per allocation, so it is for tests and benchmarks only.
  *
  * <p>Buffers below a size floor (4 KiB by default) are not counted at all: tracking one costs
- * a phantom reference and work in every garbage collection, which for a scalar or a 64-element
+ * a weak reference and work in every garbage collection, which for a scalar or a 64-element
  * tensor is more than the op itself, while their bytes are noise next to activations.
  */
 public final class MemoryTracker {
     /** Buffers smaller than this are not counted unless a tracker is built with another floor. */
     public static final long DEFAULT_MIN_TRACKED_BYTES = 4096;
 
-    private static final Cleaner CLEANER = Cleaner.create();
     private static final Cleaner.Cleanable UNTRACKED = () -> { };
+    private static final ReferenceQueue<Object> COLLECTED = new ReferenceQueue<>();
+    private static final Set<Allocation> LIVE = ConcurrentHashMap.newKeySet();
+    private static final AtomicInteger EXACT_SCOPES = new AtomicInteger();
+
+    static {
+        Thread reaper = new Thread(MemoryTracker::releaseCollected, "symbiont-memory-tracker");
+        reaper.setDaemon(true);
+        reaper.start();
+    }
 
     private final AtomicLong allocated = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
@@ -32,28 +50,72 @@ public final class MemoryTracker {
     public MemoryTracker(long minTrackedBytes) { this.minTrackedBytes = minTrackedBytes; }
 
     /** The handle a storage keeps; releasing it (once) gives its bytes back. */
-    public final class Allocation implements Runnable {
+    private final class Allocation extends WeakReference<Object> implements Cleaner.Cleanable {
         private final long bytes;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        private Allocation(long bytes) { this.bytes = bytes; }
+        private Allocation(Object owner, long bytes) {
+            super(owner, COLLECTED);
+            this.bytes = bytes;
+        }
 
         @Override
-        public void run() {
-            if (released.compareAndSet(false, true)) allocated.addAndGet(-bytes);
+        public void clean() {
+            if (released.compareAndSet(false, true)) {
+                allocated.addAndGet(-bytes);
+                LIVE.remove(this);
+            }
         }
     }
 
     /** Records an allocation owned by {@code owner}; the bytes return when the owner is unreachable. */
     public Cleaner.Cleanable track(Object owner, long bytes) {
         if (bytes < minTrackedBytes) return UNTRACKED;
+        if (EXACT_SCOPES.get() > 0) collectGarbage();
+        Allocation allocation = new Allocation(owner, bytes);
+        LIVE.add(allocation);
         long now = allocated.addAndGet(bytes);
         peak.accumulateAndGet(now, Math::max);
-        return CLEANER.register(owner, new Allocation(bytes));
+        return allocation;
     }
 
     public MemoryStats stats() { return new MemoryStats(allocated.get(), peak.get()); }
 
     /** Sets the peak to what is allocated now. */
     public void resetPeak() { peak.set(allocated.get()); }
+
+    /**
+     * Until the scope closes, counts only reachable buffers: each counted allocation (on any
+     * backend) runs a full garbage collection first. Slow; for memory tests and benchmarks.
+     */
+    public static Scope exactPeaks() {
+        EXACT_SCOPES.incrementAndGet();
+        collectGarbage();
+        return EXACT_SCOPES::decrementAndGet;
+    }
+
+    /** Runs a full collection and releases every counted buffer it found unreachable. */
+    public static void collectGarbage() {
+        System.gc();
+        for (Allocation a : LIVE) {
+            if (a.refersTo(null)) a.clean();
+        }
+    }
+
+    private static void releaseCollected() {
+        while (true) {
+            try {
+                ((Cleaner.Cleanable) COLLECTED.remove()).clean();
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** A try-with-resources scope whose close() cannot throw. */
+    @FunctionalInterface
+    public interface Scope extends AutoCloseable {
+        @Override
+        void close();
+    }
 }

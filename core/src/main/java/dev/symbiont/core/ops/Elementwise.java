@@ -7,6 +7,8 @@ import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
@@ -16,9 +18,13 @@ public final class Elementwise {
 
     public static Tensor unary(UnaryOp op, Tensor x) {
         String name = op.opName();
-        Checks.float32(name, x);
-        Tensor y = Tensor.of(x.backend().unary(op, x.storage(), x.layout()), x.shape());
-        return Autograd.record(name, y, g -> new Tensor[] {UnaryGrads.grad(op, x, y, g)}, x);
+        try (var p = Profiled.pass(name, OpCategory.ELEMENTWISE, x, 1)) {
+            Checks.float32(name, x);
+            Tensor y = Tensor.of(x.backend().unary(op, x.storage(), x.layout()), x.shape());
+            // Save only the tensor the rule reads, so the graph does not keep the other alive.
+            Tensor savedX = UnaryGrads.readsInput(op) ? x : null, savedY = UnaryGrads.readsOutput(op) ? y : null;
+            return Autograd.record(name, y, g -> new Tensor[] {UnaryGrads.grad(op, savedX, savedY, g)}, x);
+        }
     }
 
     public static Tensor binary(BinaryOp op, Tensor a, Tensor b) {
@@ -26,10 +32,27 @@ public final class Elementwise {
         Checks.sameBackend(name, a, b);
         Checks.float32(name, a, b);
         int[] shape = Checks.broadcast(name, a.layout().shape(), b.layout().shape());
+        try (var p = Profiled.binary(name, shape, a, b)) {
+            return compute(op, a, b, shape);
+        }
+    }
+
+    private static Tensor compute(BinaryOp op, Tensor a, Tensor b, int[] shape) {
+        String name = op.opName();
         Layout la = broadcastLayout(a, shape), lb = broadcastLayout(b, shape);
         Tensor y = Tensor.of(a.backend().binary(op, a.storage(), la, b.storage(), lb), shape);
         if (op.isComparison()) return y;
+        if (op == BinaryOp.ADD || op == BinaryOp.SUB) return recordSum(op, y, a, b);
         return Autograd.record(name, y, g -> binaryGrads(op, a, b, y, g), a, b);
+    }
+
+    /** add/sub save only the operands' shapes: residual streams stay collectable. */
+    private static Tensor recordSum(BinaryOp op, Tensor y, Tensor a, Tensor b) {
+        int[] shapeA = a.shape(), shapeB = b.shape();
+        boolean needA = a.requiresGrad(), needB = b.requiresGrad();
+        return Autograd.record(op.opName(), y, g -> new Tensor[] {
+                needA ? Reductions.sumToShape(g, shapeA) : null,
+                needB ? Reductions.sumToShape(op == BinaryOp.SUB ? g.neg() : g, shapeB) : null}, a, b);
     }
 
     /** The operand's layout expanded to the result shape; the same layout when no broadcast is needed. */
@@ -38,8 +61,13 @@ public final class Elementwise {
         return Arrays.equals(l.shape(), shape) ? l : l.expand(shape);
     }
 
+    /** Like binary with a scalar tensor, counted as one op (the scalar's creation included). */
     public static Tensor binaryScalar(BinaryOp op, Tensor a, double s) {
-        return binary(op, a, scalarLike(a, s));
+        String name = op.opName();
+        Checks.float32(name, a);
+        try (var p = Profiled.pass(name, OpCategory.ELEMENTWISE, a, 1)) {
+            return compute(op, a, scalarLike(a, s), a.layout().shape());
+        }
     }
 
     public static Tensor where(Tensor condition, Tensor a, Tensor b) {
@@ -47,25 +75,32 @@ public final class Elementwise {
         Checks.float32("where", condition, a, b);
         int[] shape = Checks.broadcast("where", Checks.broadcast("where", condition.layout().shape(), a.layout().shape()),
                 b.layout().shape());
-        Tensor y = Tensor.of(a.backend().where(condition.storage(), broadcastLayout(condition, shape),
-                a.storage(), broadcastLayout(a, shape), b.storage(), broadcastLayout(b, shape)), shape);
-        return Autograd.record("where", y, g -> {
-            Tensor zero = scalarLike(g, 0.0);
-            return new Tensor[] {null,
-                    a.requiresGrad() ? Reductions.sumToShape(where(condition, g, zero), a.shape()) : null,
-                    b.requiresGrad() ? Reductions.sumToShape(where(condition, zero, g), b.shape()) : null};
-        }, condition, a, b);
+        try (var p = Profiled.where(shape, condition, a, b)) {
+            Tensor y = Tensor.of(a.backend().where(condition.storage(), broadcastLayout(condition, shape),
+                    a.storage(), broadcastLayout(a, shape), b.storage(), broadcastLayout(b, shape)), shape);
+            int[] shapeA = a.shape(), shapeB = b.shape();
+            boolean needA = a.requiresGrad(), needB = b.requiresGrad();
+            return Autograd.record("where", y, g -> {
+                Tensor zero = scalarLike(g, 0.0);
+                return new Tensor[] {null,
+                        needA ? Reductions.sumToShape(where(condition, g, zero), shapeA) : null,
+                        needB ? Reductions.sumToShape(where(condition, zero, g), shapeB) : null};
+            }, condition, a, b);
+        }
     }
 
     /** Values limited to [min, max]; the gradient passes where the input was inside. */
     public static Tensor clamp(Tensor x, double min, double max) {
         Checks.float32("clamp", x);
         if (min > max) throw new IllegalArgumentException("clamp: min " + min + " is greater than max " + max);
-        Tensor y;
-        try (var scope = GradMode.disabled()) {
-            y = x.detach().maximum(scalarLike(x, min)).minimum(scalarLike(x, max));
+        // Built from maximum and minimum, which report their own work.
+        try (var p = Profiler.op("clamp", OpCategory.ELEMENTWISE)) {
+            Tensor y;
+            try (var scope = GradMode.disabled()) {
+                y = x.detach().maximum(scalarLike(x, min)).minimum(scalarLike(x, max));
+            }
+            return Autograd.record("clamp", y, g -> new Tensor[] {g.mul(x.ge(scalarLike(x, min)).mul(x.le(scalarLike(x, max))))}, x);
         }
-        return Autograd.record("clamp", y, g -> new Tensor[] {g.mul(x.ge(scalarLike(x, min)).mul(x.le(scalarLike(x, max))))}, x);
     }
 
     static Tensor scalarLike(Tensor like, double value) {
@@ -76,8 +111,6 @@ public final class Elementwise {
         Tensor ga = null, gb = null;
         boolean needA = a.requiresGrad(), needB = b.requiresGrad();
         switch (op) {
-            case ADD -> { ga = g; gb = g; }
-            case SUB -> { ga = g; gb = needB ? g.neg() : null; }
             case MUL -> { ga = needA ? g.mul(b) : null; gb = needB ? g.mul(a) : null; }
             case DIV -> {
                 ga = needA ? g.div(b) : null;

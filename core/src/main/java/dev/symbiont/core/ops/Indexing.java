@@ -1,14 +1,21 @@
 package dev.symbiont.core.ops;
 
 import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
-/** index_select, gather, scatter_add, embedding, one_hot and topk. */
+/**
+ * index_select, gather, scatter_add, embedding, one_hot and topk. Lookups move data without
+ * arithmetic, so they report bytes (picked values read and written, plus the index) and no
+ * FLOPs; scatter_add reports one add per source element.
+ */
 public final class Indexing {
     private Indexing() {}
 
@@ -20,16 +27,19 @@ public final class Indexing {
         int d = x.layout().dim("index_select", dim);
         int[] outShape = x.shape();
         outShape[d] = index.size(0);
-        Tensor y = Tensor.of(x.backend().indexSelect(x.storage(), x.layout(), d, index.storage(), index.layout()), outShape);
-        int[] inShape = x.shape();
-        return Autograd.record("index_select", y, g -> {
-            // Scatter each gradient row back to the row it was picked from (repeats add up).
-            int[] viewShape = new int[inShape.length];
-            Arrays.fill(viewShape, 1);
-            viewShape[d] = index.size(0);
-            Tensor spread = index.reshape(viewShape).expand(g.shape());
-            return new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, spread, g)};
-        }, x);
+        long picked = (long) Layout.numel(outShape) * x.dtype().byteSize();
+        try (var p = Profiler.op("index_select", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
+            Tensor y = Tensor.of(x.backend().indexSelect(x.storage(), x.layout(), d, index.storage(), index.layout()), outShape);
+            int[] inShape = x.shape();
+            return Autograd.record("index_select", y, g -> {
+                // Scatter each gradient row back to the row it was picked from (repeats add up).
+                int[] viewShape = new int[inShape.length];
+                Arrays.fill(viewShape, 1);
+                viewShape[d] = index.size(0);
+                Tensor spread = index.reshape(viewShape).expand(g.shape());
+                return new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, spread, g)};
+            }, x);
+        }
     }
 
     /** out[i][j] = x[index[i][j]][j] for dim 0; index has x's rank. */
@@ -38,9 +48,12 @@ public final class Indexing {
         Checks.integer("gather", "index", index);
         int d = x.layout().dim("gather", dim);
         checkIndexShape("gather", x.shape(), index.shape(), d);
-        Tensor y = Tensor.of(x.backend().gather(x.storage(), x.layout(), d, index.storage(), index.layout()), index.shape());
-        int[] inShape = x.shape();
-        return Autograd.record("gather", y, g -> new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, index, g)}, x);
+        long picked = (long) index.numel() * x.dtype().byteSize();
+        try (var p = Profiler.op("gather", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
+            Tensor y = Tensor.of(x.backend().gather(x.storage(), x.layout(), d, index.storage(), index.layout()), index.shape());
+            int[] inShape = x.shape();
+            return Autograd.record("gather", y, g -> new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, index, g)}, x);
+        }
     }
 
     /** A copy of base with src added at index along dim. */
@@ -54,10 +67,13 @@ public final class Indexing {
                     + " differs from src shape " + Arrays.toString(src.shape()));
         }
         checkIndexShape("scatter_add", base.shape(), index.shape(), d);
-        Tensor y = Tensor.of(base.backend().scatterAdd(base.storage(), base.layout(), d, index.storage(), index.layout(),
-                src.storage(), src.layout()), base.shape());
-        return Autograd.record("scatter_add", y, g -> new Tensor[] {g, null, src.requiresGrad() ? gather(g, d, index) : null},
-                base, index, src);
+        // A copy of base, then one add per source element.
+        try (var p = Profiler.op("scatter_add", OpCategory.INDEXING, src.numel(), 2 * Profiled.bytes(base) + Profiled.bytes(index) + Profiled.bytes(src))) {
+            Tensor y = Tensor.of(base.backend().scatterAdd(base.storage(), base.layout(), d, index.storage(), index.layout(),
+                    src.storage(), src.layout()), base.shape());
+            return Autograd.record("scatter_add", y, g -> new Tensor[] {g, null, src.requiresGrad() ? gather(g, d, index) : null},
+                    base, index, src);
+        }
     }
 
     /** Rows of weight (num, dim) picked by integer ids of any shape: result (ids..., dim). */
@@ -66,7 +82,7 @@ public final class Indexing {
         Checks.integer("embedding", "ids", ids);
         int[] outShape = Arrays.copyOf(ids.shape(), ids.dim() + 1);
         outShape[ids.dim()] = weight.size(1);
-        try {
+        try (var p = Profiler.op("embedding", OpCategory.INDEXING)) {
             return indexSelect(weight, 0, ids.reshape(ids.numel())).reshape(outShape);
         } catch (IndexOutOfBoundsException e) {
             throw new IndexOutOfBoundsException("embedding: an id is outside [0, " + weight.size(0) + ") for weight of shape "
@@ -78,16 +94,18 @@ public final class Indexing {
     public static Tensor oneHot(Tensor ids, int numClasses) {
         Checks.integer("one_hot", "ids", ids);
         if (numClasses <= 0) throw new IllegalArgumentException("one_hot: numClasses must be positive, got " + numClasses);
-        long[] values = ids.toLongArray();
-        for (int i = 0; i < values.length; i++) {
-            if (values[i] < 0 || values[i] >= numClasses) {
-                throw new IndexOutOfBoundsException("one_hot: id " + values[i] + " at position " + i
-                        + " is outside [0, " + numClasses + ")");
+        try (var p = Profiler.op("one_hot", OpCategory.INDEXING)) {
+            long[] values = ids.toLongArray();
+            for (int i = 0; i < values.length; i++) {
+                if (values[i] < 0 || values[i] >= numClasses) {
+                    throw new IndexOutOfBoundsException("one_hot: id " + values[i] + " at position " + i
+                            + " is outside [0, " + numClasses + ")");
+                }
             }
-        }
-        try (var scope = Backends.use(ids.backend())) {
-            Tensor classes = Tensor.arange(0, numClasses, 1, DType.FLOAT32);
-            return ids.to(DType.FLOAT32).unsqueeze(-1).eq(classes);
+            try (var scope = Backends.use(ids.backend())) {
+                Tensor classes = Tensor.arange(0, numClasses, 1, DType.FLOAT32);
+                return ids.to(DType.FLOAT32).unsqueeze(-1).eq(classes);
+            }
         }
     }
 
@@ -99,14 +117,18 @@ public final class Indexing {
             throw new IllegalArgumentException("topk: k=" + k + " out of range for dim " + dim + " of size " + x.size(d)
                     + " in shape " + Arrays.toString(x.shape()));
         }
-        Backend.TopK r = x.backend().topk(x.storage(), x.layout(), d, k, largest);
-        int[] outShape = x.shape();
-        outShape[d] = k;
-        Tensor indices = Tensor.of(r.indices(), outShape);
-        Tensor values = Tensor.of(r.values(), outShape);
-        int[] inShape = x.shape();
-        values = Autograd.record("topk", values, g -> new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, indices, g)}, x);
-        return new TopK(values, indices);
+        // One comparison per element; reads x, writes k values and k int64 indices per row.
+        long picked = (long) x.numel() / Math.max(1, x.size(d)) * k;
+        try (var p = Profiler.op("topk", OpCategory.INDEXING, x.numel(), Profiled.bytes(x) + 12 * picked)) {
+            Backend.TopK r = x.backend().topk(x.storage(), x.layout(), d, k, largest);
+            int[] outShape = x.shape();
+            outShape[d] = k;
+            Tensor indices = Tensor.of(r.indices(), outShape);
+            Tensor values = Tensor.of(r.values(), outShape);
+            int[] inShape = x.shape();
+            values = Autograd.record("topk", values, g -> new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, indices, g)}, x);
+            return new TopK(values, indices);
+        }
     }
 
     /** topk's result: values (float32) and indices (int64) of the same shape. */

@@ -5,6 +5,8 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,24 +35,27 @@ public final class Joining {
             total += s[d];
         }
         outShape[d] = total;
-        Backend backend = first.backend();
-        Storage out = backend.allocate(first.dtype(), Layout.numel(outShape));
-        Layout outLayout = Layout.contiguous(outShape);
-        int[] starts = new int[tensors.size()];
-        int start = 0;
-        for (int i = 0; i < tensors.size(); i++) {
-            Tensor t = tensors.get(i);
-            starts[i] = start;
-            int len = t.size(d);
-            if (len > 0) backend.copyInto(out, outLayout.narrow(d, start, len), t.storage(), t.layout());
-            start += len;
+        long bytes = (long) Layout.numel(outShape) * first.dtype().byteSize();
+        try (var p = Profiler.op("cat", OpCategory.COPY, 0, 2 * bytes)) {
+            Backend backend = first.backend();
+            Storage out = backend.allocate(first.dtype(), Layout.numel(outShape));
+            Layout outLayout = Layout.contiguous(outShape);
+            int[] starts = new int[tensors.size()];
+            int start = 0;
+            for (int i = 0; i < tensors.size(); i++) {
+                Tensor t = tensors.get(i);
+                starts[i] = start;
+                int len = t.size(d);
+                if (len > 0) backend.copyInto(out, outLayout.narrow(d, start, len), t.storage(), t.layout());
+                start += len;
+            }
+            Tensor result = new Tensor(out, outLayout);
+            return Autograd.record("cat", result, g -> {
+                Tensor[] grads = new Tensor[tensors.size()];
+                for (int i = 0; i < grads.length; i++) grads[i] = g.narrow(d, starts[i], tensors.get(i).size(d));
+                return grads;
+            }, tensors.toArray(Tensor[]::new));
         }
-        Tensor result = new Tensor(out, outLayout);
-        return Autograd.record("cat", result, g -> {
-            Tensor[] grads = new Tensor[tensors.size()];
-            for (int i = 0; i < grads.length; i++) grads[i] = g.narrow(d, starts[i], tensors.get(i).size(d));
-            return grads;
-        }, tensors.toArray(Tensor[]::new));
     }
 
     public static Tensor stack(List<Tensor> tensors, int dim) {
@@ -86,15 +91,19 @@ public final class Joining {
 
     /** Zeros of {@code shape} with {@code g} written at start, start+step, ... along dim (gradient of a slice). */
     static Tensor padInto(Tensor g, int[] shape, int dim, int start, int step) {
-        Backend backend = g.backend();
-        Storage out = backend.allocate(g.dtype(), Layout.numel(shape));
-        Layout full = Layout.contiguous(shape);
-        int[] regionShape = full.shape().clone();
-        regionShape[dim] = g.size(dim);
-        int[] regionStrides = full.strides().clone();
-        regionStrides[dim] *= step;
-        Layout region = new Layout(regionShape, regionStrides, start * full.strides()[dim]);
-        if (g.numel() > 0) backend.copyInto(out, region, g.storage(), g.layout());
-        return new Tensor(out, full);
+        // Writes the zeros and reads and writes g.
+        long bytes = (long) Layout.numel(shape) * g.dtype().byteSize() + 2 * Profiled.bytes(g);
+        try (var p = Profiler.op("pad", OpCategory.COPY, 0, bytes)) {
+            Backend backend = g.backend();
+            Storage out = backend.allocate(g.dtype(), Layout.numel(shape));
+            Layout full = Layout.contiguous(shape);
+            int[] regionShape = full.shape().clone();
+            regionShape[dim] = g.size(dim);
+            int[] regionStrides = full.strides().clone();
+            regionStrides[dim] *= step;
+            Layout region = new Layout(regionShape, regionStrides, start * full.strides()[dim]);
+            if (g.numel() > 0) backend.copyInto(out, region, g.storage(), g.layout());
+            return new Tensor(out, full);
+        }
     }
 }

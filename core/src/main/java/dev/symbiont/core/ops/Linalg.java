@@ -1,9 +1,14 @@
 package dev.symbiont.core.ops;
 
 import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
@@ -22,6 +27,8 @@ public final class Linalg {
             throw new IllegalArgumentException("matmul: both operands need at least 1 dim, got shapes "
                     + Arrays.toString(a.shape()) + " and " + Arrays.toString(b.shape()));
         }
+        DType low = Autocast.lowPrecision();
+        if (low != null && a.dim() >= 2 && b.dim() >= 2) return autocast(a, b, low);
         Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
         Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
         Tensor out = batched(a2, b2, a.shape(), b.shape());
@@ -40,10 +47,44 @@ public final class Linalg {
         int[] batch = Checks.broadcast("matmul: batch dims of " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB),
                 Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
         int[] fullA = append(batch, m, k), fullB = append(batch, k, n), outShape = append(batch, m, n);
-        Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
-        return Autograd.record("matmul", y, g -> new Tensor[] {
-                a.requiresGrad() ? Reductions.sumToShape(g.matmul(b.transpose(-2, -1)), sa) : null,
-                b.requiresGrad() ? Reductions.sumToShape(a.transpose(-2, -1).matmul(g), sb) : null}, a, b);
+        // Exactly 2·batch·m·n·k FLOPs (one multiply and one add per term); bytes: operands as stored plus the result.
+        long products = (long) Layout.numel(batch) * m * n;
+        try (var p = Profiler.op("matmul", OpCategory.MATMUL, 2 * products * k, Profiled.bytes(a) + Profiled.bytes(b) + 4 * products)) {
+            Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
+            return Autograd.record("matmul", y, g -> new Tensor[] {
+                    a.requiresGrad() ? Reductions.sumToShape(g.matmul(b.transpose(-2, -1)), sa) : null,
+                    b.requiresGrad() ? Reductions.sumToShape(a.transpose(-2, -1).matmul(g), sb) : null}, a, b);
+        }
+    }
+
+    /**
+     * matmul under autocast: the operands are cast to {@code low} (recorded, so gradients flow
+     * back to the float32 tensors) and only those copies are saved for backward; the product
+     * and both gradients are computed from float32 widenings released right after use.
+     */
+    private static Tensor autocast(Tensor a, Tensor b, DType low) {
+        Tensor aLow = a.to(low), bLow = b.to(low);
+        int[] sa = a.shape(), sb = b.shape();
+        Tensor y;
+        try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
+            y = multiplyWidened(aLow, bLow, false, false);
+        }
+        return Autograd.record("matmul", y, g -> {
+            try (var f32 = Autocast.disable()) {
+                return new Tensor[] {
+                        aLow.requiresGrad() ? Reductions.sumToShape(multiplyWidened(g, bLow, false, true), sa) : null,
+                        bLow.requiresGrad() ? Reductions.sumToShape(multiplyWidened(aLow, g, true, false), sb) : null};
+            }
+        }, aLow, bLow);
+    }
+
+    /** x @ y after widening low-precision operands to float32; the widened copies are released. */
+    private static Tensor multiplyWidened(Tensor x, Tensor y, boolean transposeX, boolean transposeY) {
+        Tensor x32 = x.to(DType.FLOAT32), y32 = y.to(DType.FLOAT32);
+        Tensor out = (transposeX ? x32.transpose(-2, -1) : x32).matmul(transposeY ? y32.transpose(-2, -1) : y32);
+        if (x32 != x) x32.storage().release();
+        if (y32 != y) y32.storage().release();
+        return out;
     }
 
     /** Keeps elements on and below the diagonal {@code diagonal} of the last two dims. */
@@ -52,17 +93,20 @@ public final class Linalg {
     /** Keeps elements on and above the diagonal {@code diagonal} of the last two dims. */
     public static Tensor triu(Tensor x, int diagonal) { return triangle("triu", x, diagonal, false); }
 
+    /** Built from arange, comparisons and where, which report the work. */
     private static Tensor triangle(String op, Tensor x, int diagonal, boolean lower) {
         if (x.dim() < 2) throw new IllegalArgumentException(op + ": needs at least 2 dims, got shape " + Arrays.toString(x.shape()));
-        int m = x.size(-2), n = x.size(-1);
-        Tensor mask;
-        try (var scope = Backends.use(x.backend())) {
-            Tensor rows = Tensor.arange(0, m, 1, DType.FLOAT32).reshape(m, 1);
-            Tensor cols = Tensor.arange(0, n, 1, DType.FLOAT32).reshape(1, n);
-            Tensor offset = cols.sub(rows);
-            mask = lower ? offset.le(Elementwise.scalarLike(x, diagonal)) : offset.ge(Elementwise.scalarLike(x, diagonal));
+        try (var p = Profiler.op(op, OpCategory.ELEMENTWISE)) {
+            int m = x.size(-2), n = x.size(-1);
+            Tensor mask;
+            try (var scope = Backends.use(x.backend())) {
+                Tensor rows = Tensor.arange(0, m, 1, DType.FLOAT32).reshape(m, 1);
+                Tensor cols = Tensor.arange(0, n, 1, DType.FLOAT32).reshape(1, n);
+                Tensor offset = cols.sub(rows);
+                mask = lower ? offset.le(Elementwise.scalarLike(x, diagonal)) : offset.ge(Elementwise.scalarLike(x, diagonal));
+            }
+            return Elementwise.where(mask, x, Elementwise.scalarLike(x, 0));
         }
-        return Elementwise.where(mask, x, Elementwise.scalarLike(x, 0));
     }
 
     private static int[] append(int[] batch, int r, int c) {

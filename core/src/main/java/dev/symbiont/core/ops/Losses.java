@@ -3,10 +3,15 @@ package dev.symbiont.core.ops;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
-/** cross_entropy and mse_loss (mean reduction). */
+/**
+ * cross_entropy and mse_loss (mean reduction). Both are composed of recorded ops (log_softmax,
+ * gather, sum, ...), which report the work; the loss scopes' self time is the glue around them.
+ */
 public final class Losses {
     private Losses() {}
 
@@ -15,6 +20,12 @@ public final class Losses {
      * to {@code ignoreIndex} count neither in the sum nor in the mean.
      */
     public static Tensor crossEntropy(Tensor logits, Tensor targets, long ignoreIndex) {
+        try (var p = Profiler.op("cross_entropy", OpCategory.LOSS)) {
+            return crossEntropyOf(logits, targets, ignoreIndex);
+        }
+    }
+
+    private static Tensor crossEntropyOf(Tensor logits, Tensor targets, long ignoreIndex) {
         Checks.sameBackend("cross_entropy", logits, targets);
         Checks.integer("cross_entropy", "targets", targets);
         if (logits.dim() < 1) throw new IllegalArgumentException("cross_entropy: logits need a class dim, got a scalar");
@@ -52,6 +63,8 @@ public final class Losses {
             throw new IllegalArgumentException("mse_loss: input shape " + Arrays.toString(input.shape())
                     + " differs from target shape " + Arrays.toString(target.shape()));
         }
-        return input.sub(target).square().mean();
+        try (var p = Profiler.op("mse_loss", OpCategory.LOSS)) {
+            return input.sub(target).square().mean();
+        }
     }
 }

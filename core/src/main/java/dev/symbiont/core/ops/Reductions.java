@@ -4,6 +4,8 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.ReduceOp;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
@@ -14,22 +16,29 @@ public final class Reductions {
     public static Tensor sum(Tensor x, int[] dims, boolean keepdim) {
         Checks.float32("sum", x);
         int[] d = Checks.dims("sum", dims, x.shape());
-        Tensor kept = reduce(ReduceOp.SUM, x, d);
-        int[] inShape = x.shape();
-        Tensor y = keepdim ? kept : dropDims(kept, d);
-        return Autograd.record("sum", y, g -> new Tensor[] {g.reshape(kept.shape()).expand(inShape)}, x);
+        try (var p = Profiled.reduction("sum", x, d)) {
+            Tensor kept = reduce(ReduceOp.SUM, x, d);
+            int[] inShape = x.shape();
+            Tensor y = keepdim ? kept : dropDims(kept, d);
+            return Autograd.record("sum", y, g -> new Tensor[] {g.reshape(kept.shape()).expand(inShape)}, x);
+        }
     }
 
+    /** Composed of sum and div, which report the work. */
     public static Tensor mean(Tensor x, int[] dims, boolean keepdim) {
-        int[] d = Checks.dims("mean", dims, x.shape());
-        return sum(x, d, keepdim).div(count(x, d));
+        try (var p = Profiler.op("mean", OpCategory.REDUCTION)) {
+            int[] d = Checks.dims("mean", dims, x.shape());
+            return sum(x, d, keepdim).div(count(x, d));
+        }
     }
 
     /** Variance with {@code correction} subtracted from the count (1 = unbiased, like torch.var). */
     public static Tensor var(Tensor x, int[] dims, int correction, boolean keepdim) {
-        int[] d = Checks.dims("var", dims, x.shape());
-        Tensor centered = x.sub(mean(x, d, true));
-        return sum(centered.square(), d, keepdim).div(Math.max(0, count(x, d) - correction));
+        try (var p = Profiler.op("var", OpCategory.REDUCTION)) {
+            int[] d = Checks.dims("var", dims, x.shape());
+            Tensor centered = x.sub(mean(x, d, true));
+            return sum(centered.square(), d, keepdim).div(Math.max(0, count(x, d) - correction));
+        }
     }
 
     public static Tensor max(Tensor x, int[] dims, boolean keepdim) { return extreme(ReduceOp.MAX, "max", x, dims, keepdim); }
@@ -39,14 +48,16 @@ public final class Reductions {
     private static Tensor extreme(ReduceOp op, String name, Tensor x, int[] dims, boolean keepdim) {
         Checks.float32(name, x);
         int[] d = Checks.dims(name, dims, x.shape());
-        Tensor kept = reduce(op, x, d);
-        Tensor y = keepdim ? kept : dropDims(kept, d);
-        return Autograd.record(name, y, g -> {
-            // The gradient is shared evenly between tied extremes, as torch.amax does.
-            Tensor hits = x.eq(kept);
-            Tensor share = hits.div(sum(hits, d, true));
-            return new Tensor[] {share.mul(g.reshape(kept.shape()))};
-        }, x);
+        try (var p = Profiled.reduction(name, x, d)) {
+            Tensor kept = reduce(op, x, d);
+            Tensor y = keepdim ? kept : dropDims(kept, d);
+            return Autograd.record(name, y, g -> {
+                // The gradient is shared evenly between tied extremes, as torch.amax does.
+                Tensor hits = x.eq(kept);
+                Tensor share = hits.div(sum(hits, d, true));
+                return new Tensor[] {share.mul(g.reshape(kept.shape()))};
+            }, x);
+        }
     }
 
     public static Tensor argmax(Tensor x, int dim, boolean keepdim) { return arg(ReduceOp.ARGMAX, "argmax", x, dim, keepdim); }
@@ -57,16 +68,21 @@ public final class Reductions {
         Checks.float32(name, x);
         int d = x.layout().dim(name, dim);
         if (x.size(d) == 0) throw new IllegalArgumentException(name + ": dim " + dim + " of shape " + Arrays.toString(x.shape()) + " is empty");
-        Tensor kept = reduce(op, x, new int[] {d});
-        return keepdim ? kept : dropDims(kept, new int[] {d});
+        int[] dims = {d};
+        try (var p = Profiled.reduction(name, x, dims)) {
+            Tensor kept = reduce(op, x, dims);
+            return keepdim ? kept : dropDims(kept, dims);
+        }
     }
 
     public static Tensor cumsum(Tensor x, int dim) {
         Checks.float32("cumsum", x);
         int d = x.layout().dim("cumsum", dim);
-        Tensor y = Tensor.of(x.backend().cumsum(x.storage(), x.layout(), d), x.shape());
-        // d/dx_i of sum_{j<=k} x_j is the suffix sum of g from i: total - prefix + g.
-        return Autograd.record("cumsum", y, g -> new Tensor[] {sum(g, new int[] {d}, true).sub(cumsum(g, d)).add(g)}, x);
+        try (var p = Profiled.pass("cumsum", OpCategory.REDUCTION, x, 1)) {
+            Tensor y = Tensor.of(x.backend().cumsum(x.storage(), x.layout(), d), x.shape());
+            // d/dx_i of sum_{j<=k} x_j is the suffix sum of g from i: total - prefix + g.
+            return Autograd.record("cumsum", y, g -> new Tensor[] {sum(g, new int[] {d}, true).sub(cumsum(g, d)).add(g)}, x);
+        }
     }
 
     /** Sums a broadcast gradient back to the shape it was broadcast from. */

@@ -5,6 +5,8 @@ import dev.symbiont.core.Half;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 /** Moving tensors between backends and dtypes, and out to Java arrays. */
 public final class Transfer {
@@ -12,22 +14,33 @@ public final class Transfer {
 
     public static Tensor toBackend(Tensor x, Backend target) {
         if (x.backend() == target) return x;
-        Object host = x.backend().download(x.storage(), x.layout());
-        Tensor out = Tensor.of(target.upload(x.dtype(), host), x.shape());
-        Backend source = x.backend();
-        return Autograd.record("to", out, g -> new Tensor[] {toBackend(g, source)}, x);
+        try (var p = Profiled.pass("to", OpCategory.COPY, x, 0)) {
+            Object host = x.backend().download(x.storage(), x.layout());
+            Tensor out = Tensor.of(target.upload(x.dtype(), host), x.shape());
+            Backend source = x.backend();
+            return Autograd.record("to", out, g -> new Tensor[] {toBackend(g, source)}, x);
+        }
     }
 
     public static Tensor toDType(Tensor x, DType target) {
         if (x.dtype() == target) return x;
-        Tensor out = Tensor.of(x.backend().cast(x.storage(), x.layout(), target), x.shape());
-        if (!target.isFloating()) return out;
-        DType source = x.dtype();
-        return Autograd.record("to", out, g -> new Tensor[] {toDType(g, source)}, x);
+        try (var p = Profiler.op("to", OpCategory.COPY, 0, Profiled.bytes(x) + (long) x.numel() * target.byteSize())) {
+            Tensor out = Tensor.of(x.backend().cast(x.storage(), x.layout(), target), x.shape());
+            if (!target.isFloating()) return out;
+            DType source = x.dtype();
+            return Autograd.record("to", out, g -> new Tensor[] {toDType(g, source)}, x);
+        }
+    }
+
+    /** Reading values back to the host: on an accelerator, the point where the host waits for it. */
+    private static Object download(Tensor x) {
+        try (var p = Profiled.pass("download", OpCategory.COPY, x, 0)) {
+            return x.backend().download(x.storage(), x.layout());
+        }
     }
 
     public static float[] toFloatArray(Tensor x) {
-        Object host = x.backend().download(x.storage(), x.layout());
+        Object host = download(x);
         return switch (x.dtype()) {
             case FLOAT32 -> (float[]) host;
             case INT32 -> { int[] a = (int[]) host; float[] f = new float[a.length]; for (int i = 0; i < a.length; i++) f[i] = a[i]; yield f; }
@@ -38,7 +51,7 @@ public final class Transfer {
     }
 
     public static long[] toLongArray(Tensor x) {
-        Object host = x.backend().download(x.storage(), x.layout());
+        Object host = download(x);
         return switch (x.dtype()) {
             case INT64 -> (long[]) host;
             case INT32 -> { int[] a = (int[]) host; long[] l = new long[a.length]; for (int i = 0; i < a.length; i++) l[i] = a[i]; yield l; }

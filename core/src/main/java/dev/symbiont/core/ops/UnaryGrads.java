@@ -13,6 +13,22 @@ final class UnaryGrads {
     private UnaryGrads() {}
 
     /** x: input, y: output, g: gradient of y. */
+    /** Whether {@link #grad} reads the op's input x. */
+    static boolean readsInput(UnaryOp op) {
+        return switch (op) {
+            case NEG, SIGN, EXP, SQRT, RSQRT, TANH, SIGMOID, RECIPROCAL -> false;
+            default -> true;
+        };
+    }
+
+    /** Whether {@link #grad} reads the op's output y. */
+    static boolean readsOutput(UnaryOp op) {
+        return switch (op) {
+            case EXP, SQRT, RSQRT, TANH, SIGMOID, RECIPROCAL -> true;
+            default -> false;
+        };
+    }
+
     static Tensor grad(UnaryOp op, Tensor x, Tensor y, Tensor g) {
         return switch (op) {
             case NEG -> g.neg();

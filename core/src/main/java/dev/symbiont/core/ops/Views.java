@@ -3,6 +3,7 @@ package dev.symbiont.core.ops;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.profile.OpCategory;
 
 import java.util.Arrays;
 
@@ -126,10 +127,12 @@ public final class Views {
         return copy(x, "copy");
     }
 
-    /** A contiguous copy in fresh storage; the gradient passes through unchanged. */
+    /** A contiguous copy in fresh storage; the gradient passes through unchanged. Views are free and not profiled. */
     private static Tensor copy(Tensor x, String op) {
-        Tensor out = Tensor.of(x.backend().contiguous(x.storage(), x.layout()), x.shape());
-        return Autograd.record(op, out, g -> new Tensor[] {g}, x);
+        try (var p = Profiled.pass(op, OpCategory.COPY, x, 0)) {
+            Tensor out = Tensor.of(x.backend().contiguous(x.storage(), x.layout()), x.shape());
+            return Autograd.record(op, out, g -> new Tensor[] {g}, x);
+        }
     }
 
     /** Resolves one -1 and checks the element count. */

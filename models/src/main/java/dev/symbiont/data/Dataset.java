@@ -1,0 +1,28 @@
+package dev.symbiont.data;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A fixed-size collection of examples with random access. {@link #get} may be called from a
+ * {@link DataLoader}'s worker thread, so it must be safe to call from a thread other than the
+ * one that built the dataset (a pure function of the index is the easy way).
+ *
+ * @param <T> the example type
+ */
+public interface Dataset<T> {
+    /** The number of examples; indices run from 0 to size() - 1. */
+    int size();
+
+    /** The example at {@code index}, in [0, size()). */
+    T get(int index);
+
+    /** A dataset over a list, which must not change while the dataset is in use. */
+    static <T> Dataset<T> of(List<T> items) {
+        List<T> copy = List.copyOf(Objects.requireNonNull(items, "items"));
+        return new Dataset<>() {
+            @Override public int size() { return copy.size(); }
+            @Override public T get(int index) { return copy.get(index); }
+        };
+    }
+}

@@ -1,0 +1,44 @@
+package dev.symbiont.nn;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+
+/**
+ * y = x Wᵀ + b, with W: (out, in) and b: (out) as in torch.nn.Linear, initialised the same
+ * way: W ~ kaiming_uniform(a = √5), i.e. U(±1/√in), and b ~ U(±1/√in).
+ */
+public final class Linear extends Layer {
+    private final int in, out;
+    private final Parameter weight;
+    private final Parameter bias;
+
+    public Linear(int in, int out) { this(in, out, true, Seed.generator()); }
+
+    public Linear(int in, int out, boolean bias, Generator g) {
+        if (in <= 0 || out <= 0) throw new IllegalArgumentException("Linear: sizes must be positive, got in=" + in + ", out=" + out);
+        this.in = in;
+        this.out = out;
+        this.weight = parameter("weight", Init.kaimingUniform(g, Math.sqrt(5), out, in));
+        double bound = 1 / Math.sqrt(in);
+        this.bias = bias ? parameter("bias", Init.uniform(g, -bound, bound, out)) : null;
+    }
+
+    /** x: (..., in) → (..., out). */
+    @Override
+    public Tensor forward(Tensor x) {
+        if (x.dim() == 0 || x.size(-1) != in) {
+            throw new IllegalArgumentException("Linear(" + in + " → " + out + "): input's last dim must be " + in + ", got shape "
+                    + java.util.Arrays.toString(x.shape()));
+        }
+        Tensor y = x.matmul(weight.value().t());
+        return bias == null ? y : y.add(bias.value());
+    }
+
+    public Parameter weight() { return weight; }
+
+    /** The bias, or null when built without one. */
+    public Parameter bias() { return bias; }
+
+    @Override
+    protected String extraRepr() { return "in=" + in + ", out=" + out + ", bias=" + (bias != null); }
+}

@@ -1,0 +1,237 @@
+package dev.symbiont.train;
+
+import dev.symbiont.amp.GradScaler;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
+import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.data.Batches;
+import dev.symbiont.data.DataLoader;
+import dev.symbiont.nn.Module;
+import dev.symbiont.optim.GradClip;
+import dev.symbiont.optim.LrSchedule;
+import dev.symbiont.optim.Optimizer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+/**
+ * The training loop: micro-batches with gradient accumulation, optional autocast and float16
+ * loss scaling, clipping, the lr schedule, the optimizer step; periodic evaluation, metrics
+ * and checkpoints; resume from a checkpoint. What a step computes is the caller's
+ * {@link LossFunction}, so one trainer serves every model family.
+ *
+ * <pre>
+ *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
+ *           .schedule(LrSchedule.warmupCosine(3e-4, 3e-5, 100, 2000))
+ *           .eval(valLoader, batch -> model.loss(batch))
+ *           .config(TrainerConfig.steps(2000).withEval(200, 20).withClipNorm(1.0))
+ *           .build();
+ *   Trainer.Result result = trainer.fit();
+ * </pre>
+ */
+public final class Trainer<B> {
+    /** Computes the mean loss of one batch with the model (in whatever mode the trainer set). */
+    @FunctionalInterface
+    public interface LossFunction<B> {
+        Tensor loss(B batch);
+    }
+
+    /** How a run ended: steps reached, the mean training loss of the last logged window, the last evaluation (NaN if none). */
+    public record Result(long steps, double trainLoss, double evalLoss, long elapsedNanos) {}
+
+    private final Module model;
+    private final Optimizer optimizer;
+    private final DataLoader<?, B> train;
+    private final LossFunction<B> lossFunction;
+    private final LrSchedule schedule;
+    private final DataLoader<?, B> eval;
+    private final LossFunction<B> evalLoss;
+    private final ToLongFunction<B> tokensPerBatch;
+    private final GradScaler scaler;
+    private final TrainerConfig config;
+
+    private Trainer(Builder<B> b) {
+        this.model = b.model;
+        this.optimizer = b.optimizer;
+        this.train = b.train;
+        this.lossFunction = b.loss;
+        this.schedule = b.schedule != null ? b.schedule : LrSchedule.constant(b.optimizer.lr());
+        this.eval = b.eval;
+        this.evalLoss = b.evalLoss;
+        this.tokensPerBatch = b.tokensPerBatch;
+        this.scaler = b.scaler;
+        this.config = b.config;
+    }
+
+    public static <B> Builder<B> builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
+        return new Builder<>(model, optimizer, train, loss);
+    }
+
+    /** Trains to {@code maxSteps}, resuming from the checkpoint when configured and present. */
+    public Result fit() throws IOException {
+        TrainingCheckpoint.Position start = new TrainingCheckpoint.Position(0, 0, 0);
+        if (config.resume() && Files.exists(config.checkpoint())) {
+            start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
+        }
+        long startNanos = System.nanoTime();
+        long step = start.step();
+        double windowLoss = 0, lastEval = Double.NaN, lastWindow = Double.NaN;
+        int windowSteps = 0;
+        long windowTokens = 0, windowStart = System.nanoTime();
+        model.train();
+        Batches<B> batches = train.epoch(start.epoch(), start.batch());
+        try (MetricsWriter metrics = config.metrics() == null ? null : new MetricsWriter(config.metrics());
+             Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps())) {
+            while (step < config.maxSteps()) {
+                double loss = 0;
+                for (int micro = 0; micro < config.accumulation(); micro++) {
+                    if (!batches.hasNext()) batches = nextEpoch(batches);
+                    B batch = batches.next();
+                    loss += backward(batch) / config.accumulation();
+                    if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
+                }
+                double lr = schedule.applyTo(optimizer, step);
+                double gradNorm = update();
+                step++;
+                windowLoss += loss;
+                windowSteps++;
+                boolean last = step == config.maxSteps();
+                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
+                if (evaluate) {
+                    lastEval = evaluate();
+                    progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval));
+                }
+                if (step % config.logEvery() == 0 || last || evaluate) {
+                    long now = System.nanoTime();
+                    double seconds = (now - windowStart) / 1e9;
+                    lastWindow = windowLoss / windowSteps;
+                    double tokensPerSecond = windowTokens / seconds;
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, lr, tokensPerSecond, now - startNanos));
+                    if (metrics != null) metrics.write(record(step, batches.epoch(), lastWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null, now - startNanos));
+                    windowLoss = 0;
+                    windowSteps = 0;
+                    windowTokens = 0;
+                    windowStart = now;
+                }
+                if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
+                    TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
+                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()));
+                    progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
+                }
+            }
+        } finally {
+            batches.close();
+        }
+        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos);
+    }
+
+    private Batches<B> nextEpoch(Batches<B> finished) {
+        int epoch = finished.epoch() + 1;
+        finished.close();
+        Batches<B> next = train.epoch(epoch);
+        if (!next.hasNext()) throw new IllegalStateException("Trainer: the training loader yields no batch (dataset smaller than a batch with drop-last?)");
+        return next;
+    }
+
+    /** Forward (under autocast when configured) and backward of one micro-batch; returns its loss. */
+    private double backward(B batch) {
+        Tensor loss;
+        if (config.autocast() != null) {
+            try (var scope = Autocast.enable(config.autocast())) {
+                loss = lossFunction.loss(batch);
+            }
+        } else {
+            loss = lossFunction.loss(batch);
+        }
+        Tensor scaled = config.accumulation() == 1 ? loss : loss.div(config.accumulation());
+        if (scaler != null) scaled = scaler.scale(scaled);
+        scaled.backward();
+        return loss.item();
+    }
+
+    /** Unscale, clip, step, rescale; returns the gradient norm before clipping (NaN when not clipping). */
+    private double update() {
+        double norm = Double.NaN;
+        if (scaler != null && config.clipNorm() > 0) scaler.unscale(optimizer);
+        if (config.clipNorm() > 0) norm = GradClip.clipGlobalNorm(model.trainableParameters(), config.clipNorm());
+        if (scaler != null) {
+            scaler.step(optimizer);
+            scaler.update();
+        } else {
+            optimizer.step();
+        }
+        optimizer.zeroGrad();
+        return norm;
+    }
+
+    /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
+    public double evaluate() {
+        if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
+        model.eval();
+        double sum = 0;
+        int count = 0;
+        try (var noGrad = GradMode.disabled(); Batches<B> batches = eval.epoch(0)) {
+            while (count < config.evalBatches() && batches.hasNext()) {
+                sum += evalLoss.loss(batches.next()).item();
+                count++;
+            }
+        } finally {
+            model.train();
+        }
+        return count == 0 ? Double.NaN : sum / count;
+    }
+
+    private static Map<String, Object> record(long step, int epoch, double loss, double lr, double gradNorm, double tokensPerSecond,
+                                              Double evalLoss, long elapsedNanos) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("step", step);
+        r.put("epoch", epoch);
+        r.put("loss", loss);
+        r.put("lr", lr);
+        r.put("grad_norm", Double.isNaN(gradNorm) ? null : gradNorm);
+        r.put("tokens_per_s", tokensPerSecond);
+        r.put("eval_loss", evalLoss);
+        r.put("elapsed_s", elapsedNanos / 1e9);
+        return r;
+    }
+
+    /** Assembles a trainer; model, optimizer, training loader and loss are required. */
+    public static final class Builder<B> {
+        private final Module model;
+        private final Optimizer optimizer;
+        private final DataLoader<?, B> train;
+        private final LossFunction<B> loss;
+        private LrSchedule schedule;
+        private DataLoader<?, B> eval;
+        private LossFunction<B> evalLoss;
+        private ToLongFunction<B> tokensPerBatch;
+        private GradScaler scaler;
+        private TrainerConfig config = TrainerConfig.steps(1000);
+
+        private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
+            this.model = model;
+            this.optimizer = optimizer;
+            this.train = train;
+            this.loss = loss;
+        }
+
+        /** The lr per step; without one the optimizer's lr stays constant. */
+        public Builder<B> schedule(LrSchedule s) { schedule = s; return this; }
+
+        /** Periodic evaluation on {@code loader} with {@code loss}. */
+        public Builder<B> eval(DataLoader<?, B> loader, LossFunction<B> loss) { eval = loader; evalLoss = loss; return this; }
+
+        /** Tokens (or samples) in a batch, for the throughput column. */
+        public Builder<B> tokensPerBatch(ToLongFunction<B> f) { tokensPerBatch = f; return this; }
+
+        /** Dynamic loss scaling for float16 autocast. */
+        public Builder<B> gradScaler(GradScaler s) { scaler = s; return this; }
+
+        public Builder<B> config(TrainerConfig c) { config = c; return this; }
+
+        public Trainer<B> build() { return new Trainer<>(this); }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.symbiont.train;
+
+import dev.symbiont.amp.GradScaler;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.io.Safetensors;
+import dev.symbiont.io.SafetensorsFile;
+import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.Module;
+import dev.symbiont.optim.Optimizer;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Everything a run needs to continue bit-identically, in one safetensors file: the model's
+ * state dict under {@code model.}, the optimizer's under {@code optimizer.}, the gradient
+ * scaler's under {@code scaler.}, and in the metadata the step, the data position and every
+ * dropout generator's state. Written atomically: a crash mid-save leaves the previous file.
+ * The model keys are exactly the state-dict keys after the prefix, so the weights can be read
+ * by anything that reads safetensors.
+ */
+public final class TrainingCheckpoint {
+    static final String FORMAT = "symbiont-training-checkpoint/1";
+
+    private TrainingCheckpoint() {}
+
+    /** Where a run stands: optimizer steps taken and the next batch to read. */
+    public record Position(long step, int epoch, int batch) {}
+
+    public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position) throws IOException {
+        Map<String, Tensor> tensors = new LinkedHashMap<>();
+        model.stateDict().forEach((k, v) -> tensors.put("model." + k, v));
+        optimizer.stateDict().forEach((k, v) -> tensors.put("optimizer." + k, v));
+        if (scaler != null) scaler.stateDict().forEach((k, v) -> tensors.put("scaler." + k, v));
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("format", FORMAT);
+        meta.put("step", Long.toString(position.step()));
+        meta.put("epoch", Integer.toString(position.epoch()));
+        meta.put("batch", Integer.toString(position.batch()));
+        dropouts(model).forEach((name, d) -> {
+            long[] s = d.generator().state();
+            meta.put("rng." + name, s[0] + "," + s[1]);
+        });
+        Safetensors.write(file, tensors, meta);
+    }
+
+    /** Saves only the model's weights (state-dict keys, no prefix): what `generate` needs. */
+    public static void saveWeights(Path file, Module model, Map<String, String> metadata) throws IOException {
+        Safetensors.write(file, model.stateDict(), metadata);
+    }
+
+    /**
+     * Restores model, optimizer, scaler and dropout generators from {@code file} and returns the
+     * position to continue from. The model and optimizer load strictly: a checkpoint from a
+     * different configuration throws with the list of keys that disagree.
+     */
+    public static Position load(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
+        SafetensorsFile f = Safetensors.read(file);
+        Map<String, String> meta = f.metadata();
+        if (!FORMAT.equals(meta.get("format"))) {
+            throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
+        }
+        model.loadStateDict(withPrefix(f.tensors(), "model."), true);
+        optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
+        if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));
+        for (var e : dropouts(model).entrySet()) {
+            String saved = meta.get("rng." + e.getKey());
+            if (saved == null) throw new IOException(file + ": no generator state for dropout '" + e.getKey() + "'");
+            String[] words = saved.split(",");
+            e.getValue().generator().setState(new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])});
+        }
+        return new Position(Long.parseLong(meta.get("step")), Integer.parseInt(meta.get("epoch")), Integer.parseInt(meta.get("batch")));
+    }
+
+    private static Map<String, Tensor> withPrefix(Map<String, Tensor> all, String prefix) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        all.forEach((k, v) -> {
+            if (k.startsWith(prefix)) out.put(k.substring(prefix.length()), v);
+        });
+        return out;
+    }
+
+    private static Map<String, Dropout> dropouts(Module model) {
+        Map<String, Dropout> out = new LinkedHashMap<>();
+        model.namedModules().forEach((name, m) -> {
+            if (m instanceof Dropout d) out.put(name.isEmpty() ? "root" : name, d);
+        });
+        return out;
+    }
+}

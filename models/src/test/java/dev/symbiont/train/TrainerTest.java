@@ -1,0 +1,126 @@
+package dev.symbiont.train;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.data.DataLoader;
+import dev.symbiont.data.tasks.RegressionBatch;
+import dev.symbiont.data.tasks.RegressionExample;
+import dev.symbiont.data.tasks.RegressionTask;
+import dev.symbiont.nn.Activation;
+import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.Losses;
+import dev.symbiont.nn.Parameter;
+import dev.symbiont.nn.Sequential;
+import dev.symbiont.optim.AdamW;
+import dev.symbiont.optim.LrSchedule;
+import dev.symbiont.optim.Optimizer;
+import dev.symbiont.optim.ParamGroup;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class TrainerTest {
+    @TempDir
+    Path dir;
+
+    static Sequential model(long seed) {
+        Generator g = new Generator(seed);
+        return new Sequential(new Linear(8, 32, true, g), Activation.tanh(), new Dropout(0.1, new Generator(seed + 1)),
+                new Linear(32, 1, true, g));
+    }
+
+    static DataLoader<RegressionExample, RegressionBatch> loader(int size, long seed, int prefetch) {
+        return DataLoader.builder(new RegressionTask(8, 0.01f, size, 7), RegressionExample::collate)
+                .batchSize(16).shuffle(seed).dropLast(true).prefetch(prefetch).build();
+    }
+
+    static Optimizer optimizer(Sequential m) {
+        return new AdamW(ParamGroup.splitDecay(m, 0.01), AdamW.options(0.01));
+    }
+
+    static Trainer<RegressionBatch> trainer(Sequential m, Optimizer opt, TrainerConfig config) {
+        return trainer(m, opt, config, config.maxSteps());
+    }
+
+    /** The schedule spans {@code scheduleSteps}, so an interrupted run and its resumption share one. */
+    static Trainer<RegressionBatch> trainer(Sequential m, Optimizer opt, TrainerConfig config, long scheduleSteps) {
+        return Trainer.builder(m, opt, loader(256, 3, 2), (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y()))
+                .schedule(LrSchedule.warmupCosine(0.01, 0.001, Math.min(5, scheduleSteps), scheduleSteps))
+                .eval(loader(64, 4, 0), b -> Losses.mse(m.forward(b.x()), b.y()))
+                .tokensPerBatch(b -> b.x().size(0))
+                .config(config)
+                .build();
+    }
+
+    @Test
+    void should_fit_a_regression_with_evaluation_metrics_and_log_lines() throws Exception {
+        Sequential m = model(1);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Path metrics = dir.resolve("metrics.csv");
+        TrainerConfig config = TrainerConfig.steps(200).withEval(100, 4).withClipNorm(1.0).withMetrics(metrics).withLogEvery(50)
+                .withProgress(TrainerConfig.ProgressMode.LOG, new PrintStream(log, true, StandardCharsets.UTF_8));
+        Trainer<RegressionBatch> t = trainer(m, optimizer(m), config);
+        double before = t.evaluate();
+        Trainer.Result r = t.fit();
+        assertEquals(200, r.steps());
+        assertTrue(r.evalLoss() < 0.1 * before, "eval loss " + r.evalLoss() + " from " + before);
+        List<String> lines = Files.readAllLines(metrics);
+        assertEquals("step,epoch,loss,lr,grad_norm,tokens_per_s,eval_loss,elapsed_s", lines.get(0));
+        assertEquals(1 + 4, lines.size(), "a header and one line per 50 steps");
+        assertTrue(lines.get(2).startsWith("100,"), lines.get(2));
+        assertFalse(lines.get(2).split(",")[6].isEmpty(), "step 100 carries an eval loss");
+        String out = log.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains("step 200/200 loss") && out.contains("tok/s") && out.contains("eval loss"), out);
+    }
+
+    @Test
+    void should_resume_from_a_checkpoint_bit_identically() throws Exception {
+        TrainerConfig quiet = TrainerConfig.steps(12).withAccumulation(2).withClipNorm(0.5)
+                .withProgress(TrainerConfig.ProgressMode.NONE, System.err);
+        Sequential straight = model(5);
+        trainer(straight, optimizer(straight), quiet, 12).fit();
+
+        Path ckpt = dir.resolve("run.safetensors");
+        Sequential first = model(5);
+        trainer(first, optimizer(first), TrainerConfig.steps(7).withAccumulation(2).withClipNorm(0.5)
+                .withCheckpoint(ckpt, 0, false).withProgress(TrainerConfig.ProgressMode.NONE, System.err), 12).fit();
+        Sequential resumed = model(99);  // different initial weights: everything must come from the checkpoint
+        Trainer.Result r = trainer(resumed, optimizer(resumed), quiet.withCheckpoint(ckpt, 0, true), 12).fit();
+        assertEquals(12, r.steps());
+        Map<String, Parameter> a = straight.namedParameters(), b = resumed.namedParameters();
+        for (String key : a.keySet()) {
+            assertArrayEquals(bits(a.get(key).value()), bits(b.get(key).value()), key + " differs after resume");
+        }
+    }
+
+    @Test
+    void should_refuse_a_checkpoint_of_another_model() throws Exception {
+        Path ckpt = dir.resolve("small.safetensors");
+        Sequential m = model(1);
+        trainer(m, optimizer(m), TrainerConfig.steps(1).withCheckpoint(ckpt, 0, false)
+                .withProgress(TrainerConfig.ProgressMode.NONE, System.err)).fit();
+        Sequential other = new Sequential(new Linear(8, 16, true, new Generator(1)), Activation.tanh(), new Linear(16, 1, true, new Generator(2)));
+        var e = assertThrows(IllegalArgumentException.class, () -> Trainer.builder(other, optimizer(other), loader(64, 1, 0),
+                (RegressionBatch b) -> Losses.mse(other.forward(b.x()), b.y()))
+                .config(TrainerConfig.steps(2).withCheckpoint(ckpt, 0, true).withProgress(TrainerConfig.ProgressMode.NONE, System.err))
+                .build().fit());
+        assertTrue(e.getMessage().contains("0.weight"), e.getMessage());
+    }
+
+    private static int[] bits(Tensor t) {
+        float[] v = t.toFloatArray();
+        int[] out = new int[v.length];
+        for (int i = 0; i < v.length; i++) out[i] = Float.floatToRawIntBits(v[i]);
+        return out;
+    }
+}
