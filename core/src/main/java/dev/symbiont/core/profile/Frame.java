@@ -49,7 +49,7 @@ final class Frame implements Profiler.Scope {
             parent.childFlops += inclusiveFlops;
             parent.childBytes += inclusiveBytes;
         }
-        session.record(name, category, elapsed, elapsed,
+        session.record(name, category, elapsed, Math.max(0, elapsed - childNanos),
                 inclusiveFlops, childFlops > 0 ? 0 : flops, inclusiveBytes, childBytes > 0 ? 0 : bytes);
     }
 
