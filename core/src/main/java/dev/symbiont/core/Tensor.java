@@ -6,6 +6,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.ops.Attention;
 import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.ops.Elementwise;
 import dev.symbiont.core.ops.Indexing;
@@ -274,6 +275,18 @@ public final class Tensor {
     }
     public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) {
         return Normalization.rmsNorm(this, normalizedShape, weight, eps);
+    }
+    /**
+     * softmax(q·kᵀ/√d + mask) · v: q (batch, heads, sq, d), k and v (batch, kvHeads, sk, d) with
+     * heads % kvHeads == 0; mask null or additive, broadcastable to (batch, heads, sq, sk);
+     * causal keeps key j ≤ i + (sk − sq) for query i (bottom-right aligned). See {@link Attention}.
+     */
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal) {
+        return Attention.scaledDotProductAttention(q, k, v, mask, causal);
+    }
+    /** As {@link #scaledDotProductAttention(Tensor, Tensor, Tensor, Tensor, boolean)} with the scores multiplied by {@code scale}. */
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        return Attention.scaledDotProductAttention(q, k, v, mask, causal, scale);
     }
     /** Mean cross-entropy of these logits (..., classes) against integer targets (...); -100 is ignored. */
     public Tensor crossEntropy(Tensor targets) { return Losses.crossEntropy(this, targets, -100); }

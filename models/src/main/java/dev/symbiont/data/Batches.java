@@ -1,5 +1,8 @@
 package dev.symbiont.data;
 
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
+
 import java.lang.ref.Cleaner;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -63,7 +66,8 @@ public final class Batches<B> implements Iterator<B>, Iterable<B>, AutoCloseable
         int index = next;
         long start = System.nanoTime();
         B batch;
-        try {
+        // The caller's wait: with prefetch it is what data loading still costs the training loop.
+        try (var scope = Profiler.op("data.wait", OpCategory.DATA)) {
             batch = worker == null ? prepareHere(index) : takeFromWorker(index);
         } catch (RuntimeException | Error e) {
             close();

@@ -3,6 +3,8 @@ package dev.symbiont.data;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +173,7 @@ public final class DataLoader<T, B> {
 
     private B prepare(int[] order, int batchIndex) {
         long start = System.nanoTime();
-        try {
+        try (var scope = Profiler.op("data.prepare", OpCategory.DATA)) {
             int from = batchIndex * batchSize;
             int to = Math.min(order.length, from + batchSize);
             List<T> items = new ArrayList<>(to - from);

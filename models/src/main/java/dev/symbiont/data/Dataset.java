@@ -17,6 +17,21 @@ public interface Dataset<T> {
     /** The example at {@code index}, in [0, size()). */
     T get(int index);
 
+    /** Examples [from, to) of this dataset as a dataset of their own, e.g. a train/validation split. */
+    default Dataset<T> slice(int from, int to) {
+        if (from < 0 || to > size() || from > to) {
+            throw new IndexOutOfBoundsException("Dataset.slice: [" + from + ", " + to + ") is not inside [0, " + size() + ")");
+        }
+        Dataset<T> base = this;
+        return new Dataset<>() {
+            @Override public int size() { return to - from; }
+            @Override public T get(int index) {
+                Objects.checkIndex(index, to - from);
+                return base.get(from + index);
+            }
+        };
+    }
+
     /** A dataset over a list, which must not change while the dataset is in use. */
     static <T> Dataset<T> of(List<T> items) {
         List<T> copy = List.copyOf(Objects.requireNonNull(items, "items"));

@@ -1,5 +1,9 @@
 package dev.symbiont.data;
 
+import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.ProfileReport;
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.core.profile.ProfilerSession;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -38,6 +42,33 @@ class PrefetchOverlapTest {
         // Only the first batch cannot overlap anything; allow several times that for scheduling noise.
         assertTrue(s.waitNanos() < s.prepareNanos() / 2, "wait " + s.waitNanos() / 1e6 + " ms vs prepare "
                 + s.prepareNanos() / 1e6 + " ms");
+    }
+
+    @Test
+    void theProfilerShouldShowPreparationOnTheWorkerAndLittleWaitingInTheLoop() throws InterruptedException {
+        var loader = DataLoader.builder(DataLoaderTest.slow(BATCHES * BATCH_SIZE, GET_MILLIS), List::copyOf)
+                .batchSize(BATCH_SIZE).prefetch(2).build();
+        try (var warmUp = loader.epoch(0, loader.batchesPerEpoch() - 2)) {
+            for (List<Integer> ignored : warmUp) Thread.sleep(COMPUTE_MILLIS);
+        }
+        ProfileReport report;
+        try (ProfilerSession session = Profiler.start("prefetch")) {
+            try (var batches = loader.epoch(1)) {
+                for (List<Integer> ignored : batches) Thread.sleep(COMPUTE_MILLIS);
+            }
+            report = session.report();
+        }
+        ProfileReport.OpRow prepare = row(report, "data.prepare"), wait = row(report, "data.wait");
+        assertEquals(OpCategory.DATA, prepare.category());
+        assertEquals(BATCHES, wait.calls());
+        assertTrue(prepare.selfNanos() >= BATCHES * BATCH_SIZE * GET_MILLIS * 1_000_000L, report.table());
+        assertTrue(wait.selfNanos() < prepare.selfNanos() / 2, report.table());
+        assertTrue(report.threads() >= 2, "preparation is recorded on the worker thread: " + report.table());
+    }
+
+    private static ProfileReport.OpRow row(ProfileReport report, String name) {
+        return report.ops().stream().filter(r -> r.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no row " + name + " in\n" + report.table()));
     }
 
     @Test

@@ -76,6 +76,39 @@ public interface FusedOps {
         return new NormGrads(gx, gw, null);
     }
 
+    /**
+     * Scaled-dot-product attention, softmax(q·kᵀ·scale + mask [+ causal]) · v, with the per-row
+     * logsumexp its backward reuses. q: (batch, heads, sq, d); k, v: (batch, kvHeads, sk, d) with
+     * heads % kvHeads == 0 (query head h reads kv head h / (heads / kvHeads)); mask: null or an
+     * additive float32 mask broadcastable to (batch, heads, sq, sk); causal: key j is visible to
+     * query i iff j ≤ i + (sk − sq). Any strides. A row with every key masked outputs zeros and
+     * has logsumexp −∞. Semantics: {@link dev.symbiont.core.ops.Attention}.
+     *
+     * <p>The default materialises the (batch, heads, sq, sk) scores (the reference); a backend
+     * overrides it with a kernel that never holds them.
+     *
+     * @return output (batch, heads, sq, d) and logsumexp (batch, heads, sq)
+     */
+    default AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        return MaterializedAttention.forward(q, k, v, mask, causal, scale);
+    }
+
+    /**
+     * Gradients of {@link #attention} from the output gradient (batch, heads, sq, d), the inputs,
+     * and the forward's output and logsumexp: dq (batch, heads, sq, d); dk and dv
+     * (batch, kvHeads, sk, d), summed over the query heads that share a kv head.
+     */
+    default AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
+                                             double scale, Tensor out, Tensor logsumexp) {
+        return MaterializedAttention.backward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
+    }
+
+    /** Attention's output (batch, heads, sq, d) and the natural-log logsumexp of each score row (batch, heads, sq). */
+    record AttentionResult(Tensor output, Tensor logsumexp) {}
+
+    /** Gradients of attention's q (batch, heads, sq, d), k and v (batch, kvHeads, sk, d). */
+    record AttentionGrads(Tensor dq, Tensor dk, Tensor dv) {}
+
     /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1). */
     record NormResult(Tensor output, Tensor mean, Tensor rstd) {}
 

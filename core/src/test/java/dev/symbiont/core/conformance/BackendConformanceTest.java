@@ -43,6 +43,11 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
+    class Attention extends AttentionConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
     class Indexing extends IndexingConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }

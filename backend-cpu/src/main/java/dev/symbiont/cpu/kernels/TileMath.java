@@ -1,0 +1,44 @@
+package dev.symbiont.cpu.kernels;
+
+/**
+ * The inner loops of the tiled attention kernels ({@link FlashAttention},
+ * {@link FlashAttentionBackward}): a small register-tiled matrix product and the row passes of
+ * an online softmax, over blocks that stay in cache. Two implementations with the same
+ * contract: {@link VectorTileMath} on the Vector API and {@link ScalarTileMath}, its plain-Java
+ * twin, for JVMs without the incubator module or with {@code -Dsymbiont.cpu.vector=false}.
+ *
+ * <p>This interface touches no Vector-API type, so the kernels load either way.
+ */
+public interface TileMath {
+
+    /** The Vector-API twin when {@code vector}, else the scalar one (whose class needs no incubator module). */
+    static TileMath of(boolean vector) {
+        return vector ? VectorTileMath.INSTANCE : ScalarTileMath.INSTANCE;
+    }
+
+    /**
+     * C (+)= A·B for an m×n C and inner size k. A's element (i, p) is {@code a[aOff + i·ars + p·acs]}
+     * (any strides: a transposed A costs nothing); B's row p is consecutive from
+     * {@code b[bOff + p·ldb]}; C's row i from {@code c[cOff + i·ldc]}. Overwrites C unless {@code accumulate}.
+     */
+    void mulAdd(int m, int n, int k, float[] a, int aOff, int ars, int acs, float[] b, int bOff, int ldb,
+                float[] c, int cOff, int ldc, boolean accumulate);
+
+    /** max of x[off, off + n); −∞ for n = 0. */
+    float max(float[] x, int off, int n);
+
+    /** x[i] = exp(x[i] − shift) over [off, off + n); returns their sum. */
+    float expSum(float[] x, int off, int n, float shift);
+
+    /** x[xOff + i] = y[yOff + i] · factor over i in [0, n). */
+    void scale(float[] y, int yOff, float factor, float[] x, int xOff, int n);
+
+    /** x[xOff + i] += m[mOff + i·mStride] over i in [0, n); mStride may be 0 (a broadcast value) or any step. */
+    void addStrided(float[] x, int xOff, float[] m, int mOff, int mStride, int n);
+
+    /** Σ a[aOff + i] · b[bOff + i] over i in [0, n). */
+    float dot(float[] a, int aOff, float[] b, int bOff, int n);
+
+    /** dp[off + i] = p[off + i] · (dp[off + i] − d) over i in [0, n): dS = P ∘ (dP − D). */
+    void softmaxGrad(float[] p, float[] dp, int off, int n, float d);
+}

@@ -1,0 +1,186 @@
+package dev.symbiont.cpu.kernels;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+
+import static dev.symbiont.cpu.kernels.VectorConstants.L;
+import static dev.symbiont.cpu.kernels.VectorConstants.S;
+
+/**
+ * {@link TileMath} on the Vector API. The product's micro-tile is 4 rows × 2 vectors (4×32 with
+ * AVX-512): per inner step two B loads, four broadcast A values and eight independent FMAs,
+ * which keeps both FMA pipes busy while the accumulators stay in registers. Column tails run
+ * one masked vector at a time; row tails one row at a time.
+ */
+final class VectorTileMath implements TileMath {
+    static final VectorTileMath INSTANCE = new VectorTileMath();
+
+    private VectorTileMath() {}
+
+    @Override
+    public void mulAdd(int m, int n, int k, float[] a, int aOff, int ars, int acs, float[] b, int bOff, int ldb,
+                       float[] c, int cOff, int ldc, boolean accumulate) {
+        int i = 0;
+        for (; i + 4 <= m; i += 4) {
+            int ai = aOff + i * ars, ci = cOff + i * ldc, j = 0;
+            for (; j + 2 * L <= n; j += 2 * L) tile4x2(k, a, ai, ars, acs, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
+            for (; j < n; j += L) tile4x1(k, a, ai, ars, acs, b, bOff + j, ldb, c, ci + j, ldc, accumulate, S.indexInRange(j, n));
+        }
+        for (; i < m; i++) {
+            int ai = aOff + i * ars, ci = cOff + i * ldc;
+            for (int j = 0; j < n; j += L) row(k, a, ai, acs, b, bOff + j, ldb, c, ci + j, accumulate, S.indexInRange(j, n));
+        }
+    }
+
+    private static void tile4x2(int k, float[] a, int ai, int ars, int acs, float[] b, int bi, int ldb,
+                                float[] c, int ci, int ldc, boolean accumulate) {
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
+        if (accumulate) {
+            c00 = FloatVector.fromArray(S, c, ci); c01 = FloatVector.fromArray(S, c, ci + L);
+            c10 = FloatVector.fromArray(S, c, ci + ldc); c11 = FloatVector.fromArray(S, c, ci + ldc + L);
+            c20 = FloatVector.fromArray(S, c, ci + 2 * ldc); c21 = FloatVector.fromArray(S, c, ci + 2 * ldc + L);
+            c30 = FloatVector.fromArray(S, c, ci + 3 * ldc); c31 = FloatVector.fromArray(S, c, ci + 3 * ldc + L);
+        } else {
+            FloatVector z = FloatVector.zero(S);
+            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z; c30 = z; c31 = z;
+        }
+        int a0 = ai, a1 = ai + ars, a2 = ai + 2 * ars, a3 = ai + 3 * ars;
+        for (int p = 0; p < k; p++) {
+            int bp = bi + p * ldb, ap = p * acs;
+            FloatVector b0 = FloatVector.fromArray(S, b, bp), b1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector av = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = av.fma(b0, c00);
+            c01 = av.fma(b1, c01);
+            av = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = av.fma(b0, c10);
+            c11 = av.fma(b1, c11);
+            av = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = av.fma(b0, c20);
+            c21 = av.fma(b1, c21);
+            av = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = av.fma(b0, c30);
+            c31 = av.fma(b1, c31);
+        }
+        c00.intoArray(c, ci); c01.intoArray(c, ci + L);
+        c10.intoArray(c, ci + ldc); c11.intoArray(c, ci + ldc + L);
+        c20.intoArray(c, ci + 2 * ldc); c21.intoArray(c, ci + 2 * ldc + L);
+        c30.intoArray(c, ci + 3 * ldc); c31.intoArray(c, ci + 3 * ldc + L);
+    }
+
+    private static void tile4x1(int k, float[] a, int ai, int ars, int acs, float[] b, int bi, int ldb,
+                                float[] c, int ci, int ldc, boolean accumulate, VectorMask<Float> mask) {
+        FloatVector c0, c1, c2, c3;
+        if (accumulate) {
+            c0 = FloatVector.fromArray(S, c, ci, mask);
+            c1 = FloatVector.fromArray(S, c, ci + ldc, mask);
+            c2 = FloatVector.fromArray(S, c, ci + 2 * ldc, mask);
+            c3 = FloatVector.fromArray(S, c, ci + 3 * ldc, mask);
+        } else {
+            c0 = FloatVector.zero(S); c1 = c0; c2 = c0; c3 = c0;
+        }
+        int a0 = ai, a1 = ai + ars, a2 = ai + 2 * ars, a3 = ai + 3 * ars;
+        for (int p = 0; p < k; p++) {
+            int ap = p * acs;
+            FloatVector bv = FloatVector.fromArray(S, b, bi + p * ldb, mask);
+            c0 = FloatVector.broadcast(S, a[a0 + ap]).fma(bv, c0);
+            c1 = FloatVector.broadcast(S, a[a1 + ap]).fma(bv, c1);
+            c2 = FloatVector.broadcast(S, a[a2 + ap]).fma(bv, c2);
+            c3 = FloatVector.broadcast(S, a[a3 + ap]).fma(bv, c3);
+        }
+        c0.intoArray(c, ci, mask);
+        c1.intoArray(c, ci + ldc, mask);
+        c2.intoArray(c, ci + 2 * ldc, mask);
+        c3.intoArray(c, ci + 3 * ldc, mask);
+    }
+
+    private static void row(int k, float[] a, int ai, int acs, float[] b, int bi, int ldb,
+                            float[] c, int ci, boolean accumulate, VectorMask<Float> mask) {
+        FloatVector acc = accumulate ? FloatVector.fromArray(S, c, ci, mask) : FloatVector.zero(S);
+        for (int p = 0; p < k; p++) {
+            acc = FloatVector.broadcast(S, a[ai + p * acs]).fma(FloatVector.fromArray(S, b, bi + p * ldb, mask), acc);
+        }
+        acc.intoArray(c, ci, mask);
+    }
+
+    @Override
+    public float max(float[] x, int off, int n) {
+        FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) m = m.max(FloatVector.fromArray(S, x, off + i));
+        float r = m.reduceLanes(VectorOperators.MAX);
+        for (; i < n; i++) r = Math.max(r, x[off + i]);
+        return r;
+    }
+
+    @Override
+    public float expSum(float[] x, int off, int n, float shift) {
+        FloatVector s0 = FloatVector.zero(S), s1 = s0;
+        int i = 0;
+        for (int bound = n - n % (2 * L); i < bound; i += 2 * L) {
+            FloatVector e0 = FloatVector.fromArray(S, x, off + i).sub(shift).lanewise(VectorOperators.EXP);
+            FloatVector e1 = FloatVector.fromArray(S, x, off + i + L).sub(shift).lanewise(VectorOperators.EXP);
+            e0.intoArray(x, off + i);
+            e1.intoArray(x, off + i + L);
+            s0 = s0.add(e0);
+            s1 = s1.add(e1);
+        }
+        if (i < n) {
+            VectorMask<Float> mask = S.indexInRange(i, n);
+            for (; i < n; i += L, mask = S.indexInRange(i, n)) {
+                FloatVector e = FloatVector.fromArray(S, x, off + i, mask).sub(shift).lanewise(VectorOperators.EXP);
+                e.intoArray(x, off + i, mask);
+                s0 = s0.add(e, mask);
+            }
+        }
+        return s0.add(s1).reduceLanes(VectorOperators.ADD);
+    }
+
+    @Override
+    public void scale(float[] y, int yOff, float factor, float[] x, int xOff, int n) {
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) FloatVector.fromArray(S, y, yOff + i).mul(factor).intoArray(x, xOff + i);
+        for (; i < n; i++) x[xOff + i] = y[yOff + i] * factor;
+    }
+
+    @Override
+    public void addStrided(float[] x, int xOff, float[] m, int mOff, int mStride, int n) {
+        if (mStride != 1 && mStride != 0) {
+            for (int i = 0; i < n; i++) x[xOff + i] += m[mOff + i * mStride];
+            return;
+        }
+        int i = 0;
+        if (mStride == 0) {
+            float v = n == 0 ? 0 : m[mOff];
+            for (int bound = S.loopBound(n); i < bound; i += L) FloatVector.fromArray(S, x, xOff + i).add(v).intoArray(x, xOff + i);
+            for (; i < n; i++) x[xOff + i] += v;
+            return;
+        }
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            FloatVector.fromArray(S, x, xOff + i).add(FloatVector.fromArray(S, m, mOff + i)).intoArray(x, xOff + i);
+        }
+        for (; i < n; i++) x[xOff + i] += m[mOff + i];
+    }
+
+    @Override
+    public float dot(float[] a, int aOff, float[] b, int bOff, int n) {
+        FloatVector s0 = FloatVector.zero(S), s1 = s0;
+        int i = 0;
+        for (int bound = n - n % (2 * L); i < bound; i += 2 * L) {
+            s0 = FloatVector.fromArray(S, a, aOff + i).fma(FloatVector.fromArray(S, b, bOff + i), s0);
+            s1 = FloatVector.fromArray(S, a, aOff + i + L).fma(FloatVector.fromArray(S, b, bOff + i + L), s1);
+        }
+        float s = s0.add(s1).reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
+        return s;
+    }
+
+    @Override
+    public void softmaxGrad(float[] p, float[] dp, int off, int n, float d) {
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            FloatVector.fromArray(S, p, off + i).mul(FloatVector.fromArray(S, dp, off + i).sub(d)).intoArray(dp, off + i);
+        }
+        for (; i < n; i++) dp[off + i] = p[off + i] * (dp[off + i] - d);
+    }
+}

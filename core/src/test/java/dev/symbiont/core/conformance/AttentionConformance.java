@@ -1,0 +1,48 @@
+package dev.symbiont.core.conformance;
+
+import dev.symbiont.core.Tensor;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Scaled-dot-product attention, forward and the gradients of q, k and v, against the
+ * materialised reference: odd lengths, sq ≠ sk, grouped-query heads, masks and transposed views.
+ */
+public abstract class AttentionConformance extends ConformanceBase {
+
+    /** Sums over keys and head_dim in float32: a bit more room than a plain softmax. */
+    private static final Tolerance ATTENTION = new Tolerance(1e-4, 1e-4);
+
+    @ParameterizedTest(name = "heads {0}/{1}, sq {2}, sk {3}, d {4}, causal {5}")
+    @CsvSource({
+            "2, 2, 5, 5, 8, false",
+            "2, 2, 7, 7, 8, true",
+            "4, 2, 3, 11, 16, true",
+            "3, 1, 9, 4, 5, true",
+            "2, 2, 1, 33, 32, true",
+            "4, 4, 70, 67, 64, false",
+            "4, 2, 67, 70, 64, true"})
+    void attentionMatchesReferenceForwardAndBackward(int heads, int kvHeads, int sq, int sk, int d, boolean causal) {
+        assertMatchesReference("sdpa", in -> Tensor.scaledDotProductAttention(
+                in.randn(2, heads, sq, d), in.randn(2, kvHeads, sk, d), in.randn(2, kvHeads, sk, d), null, causal), ATTENTION);
+    }
+
+    @ParameterizedTest(name = "causal {0}")
+    @CsvSource({"false", "true"})
+    void attentionWithAdditiveAndKeyPaddingMasksMatchesReference(boolean causal) {
+        assertMatchesReference("sdpa bias", in -> Tensor.scaledDotProductAttention(
+                in.randn(2, 4, 9, 8), in.randn(2, 2, 13, 8), in.randn(2, 2, 13, 8), in.constant(2, 1, 9, 13), causal), ATTENTION);
+        assertMatchesReference("sdpa key padding", in -> {
+            Tensor pad = in.mask(2, 1, 1, 13).where(Tensor.scalar(Float.NEGATIVE_INFINITY), Tensor.scalar(0));
+            return Tensor.scaledDotProductAttention(in.randn(2, 4, 9, 8), in.randn(2, 2, 13, 8), in.randn(2, 2, 13, 8), pad, causal);
+        }, ATTENTION);
+    }
+
+    @ParameterizedTest(name = "causal {0}")
+    @CsvSource({"false", "true"})
+    void attentionOnTransposedProjectionsMatchesReference(boolean causal) {
+        assertMatchesReference("sdpa transposed", in -> Tensor.scaledDotProductAttention(
+                in.randn(2, 10, 4, 16).transpose(1, 2), in.randn(2, 12, 2, 16).transpose(1, 2),
+                in.randn(2, 2, 16, 12).transpose(2, 3), null, causal, 0.3), ATTENTION);
+    }
+}

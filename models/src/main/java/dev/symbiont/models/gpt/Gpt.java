@@ -1,0 +1,199 @@
+package dev.symbiont.models.gpt;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.Embedding;
+import dev.symbiont.nn.Init;
+import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.Losses;
+import dev.symbiont.nn.Module;
+import dev.symbiont.nn.Parameter;
+import dev.symbiont.nn.Seed;
+import dev.symbiont.nn.attention.KvCache;
+import dev.symbiont.nn.attention.TransformerBlock;
+import dev.symbiont.nn.attention.TransformerDecoder;
+
+import java.util.Arrays;
+
+/**
+ * A decoder-only language model (GPT-2, Radford et al. 2019; Llama-style with RMSNorm, SwiGLU,
+ * RoPE and grouped-query attention as options):
+ * <pre>
+ *   h₀ = Dropout(tok_emb[ids] + pos_emb[positions])        (pos_emb only with learned positions)
+ *   h_l = Block_l(h_{l−1}),  l = 1..L                       causal, pre-norm ({@link TransformerBlock})
+ *   logits = norm_f(h_L) · lm_headᵀ
+ * </pre>
+ * State-dict keys: {@code tok_emb.weight}, {@code pos_emb.weight}, {@code blocks.<i>.norm1.*},
+ * {@code blocks.<i>.attn.qkv.*}, {@code blocks.<i>.attn.proj.*}, {@code blocks.<i>.norm2.*},
+ * {@code blocks.<i>.mlp.fc.*|proj.*} (or {@code mlp.w1|w2|w3.weight}), {@code norm_f.*},
+ * {@code lm_head.weight} (the same tensor as tok_emb.weight when tied). Loading a checkpoint of
+ * another config with {@code loadStateDict(state, true)} fails listing every differing key.
+ *
+ * <p>Initialisation follows GPT-2 (§2.3, as in nanoGPT): weights ~ N(0, 0.02²), biases 0, and the
+ * projections that write into the residual stream ~ N(0, (0.02/√(2L))²).
+ */
+public final class Gpt extends Module {
+    private static final double INIT_STD = 0.02;
+
+    private final GptConfig config;
+    private final Embedding tokEmb, posEmb;
+    private final Dropout drop;
+    private final TransformerDecoder decoder;
+    private final LmHead lmHead;
+
+    /** A model with weights drawn from the shared {@link Seed} generator. */
+    public Gpt(GptConfig config) { this(config, Seed.generator()); }
+
+    public Gpt(GptConfig config, Generator g) {
+        this.config = config;
+        this.tokEmb = module("tok_emb", new Embedding(config.vocab(), config.dModel(), g));
+        this.posEmb = config.positions() == PositionKind.LEARNED ? module("pos_emb", new Embedding(config.maxSeq(), config.dModel(), g)) : null;
+        this.drop = module("drop", new Dropout(config.dropout(), new Generator(g.nextLong())));
+        this.decoder = wrap(new TransformerDecoder(config.blockConfig(), config.layers(), g)); // keys blocks.*, norm_f.*
+        Parameter head = config.tiedEmbeddings() ? tokEmb.weight() : new Parameter(Tensor.zeros(config.vocab(), config.dModel()));
+        this.lmHead = module("lm_head", new LmHead(head));
+        initialise(g);
+    }
+
+    private void initialise(Generator g) {
+        for (Module m : modules()) {
+            if (m instanceof Linear l) {
+                l.weight().update(Init.normal(g, 0, INIT_STD, l.weight().shape()));
+                if (l.bias() != null) l.bias().update(Tensor.zeros(l.bias().shape()));
+            } else if (m instanceof Embedding e) {
+                e.weight().update(Init.normal(g, 0, INIT_STD, e.weight().shape()));
+            }
+        }
+        if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, INIT_STD, config.vocab(), config.dModel()));
+        double residualStd = INIT_STD / Math.sqrt(2.0 * config.layers());
+        for (TransformerBlock block : decoder.blocks()) {
+            for (Linear l : new Linear[] {block.attn().outProj(), block.mlp().outProj()}) {
+                l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));
+            }
+        }
+    }
+
+    public GptConfig config() { return config; }
+
+    /**
+     * Logits of the next token at every position.
+     *
+     * @param ids (batch, seq) integer token ids, seq ≤ maxSeq
+     * @return (batch, seq, vocab) float32
+     */
+    public Tensor forward(Tensor ids) { return forward(ids, null); }
+
+    /**
+     * Logits for ids that continue the sequence held in {@code cache} (positions
+     * cache.length(), ...); their keys and values are appended to it.
+     *
+     * @param ids   (batch, seq) integer token ids
+     * @param cache null, or a cache from {@link #newCache}
+     * @return (batch, seq, vocab) float32
+     */
+    public Tensor forward(Tensor ids, KvCache cache) {
+        if (ids.dim() != 2 || !ids.dtype().isInteger()) {
+            throw new IllegalArgumentException("Gpt: ids must be (batch, seq) integer token ids, got " + ids.dtype() + " "
+                    + Arrays.toString(ids.shape()));
+        }
+        int seq = ids.size(1), offset = cache == null ? 0 : cache.length();
+        if (offset + seq > config.maxSeq()) {
+            throw new IllegalArgumentException("Gpt: positions " + offset + ".." + (offset + seq - 1) + " exceed maxSeq " + config.maxSeq()
+                    + (cache == null ? "" : " (" + offset + " cached + " + seq + " new)"));
+        }
+        Tensor x = tokEmb.forward(ids);                                             // (batch, seq, dModel)
+        if (posEmb != null) {
+            Tensor positions;
+            try (var scope = Backends.use(ids.backend())) {
+                positions = Tensor.arange(offset, offset + seq, 1, DType.INT64);
+            }
+            x = x.add(posEmb.forward(positions));                                   // + (seq, dModel)
+        }
+        x = decoder.forward(drop.forward(x), null, cache);
+        return lmHead.forward(x);
+    }
+
+    /**
+     * Mean next-token cross-entropy.
+     *
+     * @param ids     (batch, seq) inputs
+     * @param targets (batch, seq) the token expected after each input position, -100 where not scored
+     * @return a scalar
+     */
+    public Tensor loss(Tensor ids, Tensor targets) {
+        if (!Arrays.equals(ids.shape(), targets.shape())) {
+            throw new IllegalArgumentException("Gpt.loss: ids " + Arrays.toString(ids.shape()) + " and targets "
+                    + Arrays.toString(targets.shape()) + " must have the same shape");
+        }
+        return Losses.crossEntropy(forward(ids), targets);
+    }
+
+    /** An empty KV cache for this model holding up to {@code maxLength} (≤ maxSeq) positions. */
+    public KvCache newCache(int maxLength) {
+        if (maxLength > config.maxSeq()) {
+            throw new IllegalArgumentException("Gpt.newCache: maxLength " + maxLength + " exceeds maxSeq " + config.maxSeq());
+        }
+        return decoder.newCache(maxLength);
+    }
+
+    /**
+     * Continues {@code prompt} by {@code maxNewTokens} tokens, one forward of a single token per
+     * step over a KV cache, in eval mode without gradients (the previous mode is restored).
+     * The context is not cropped: prompt.length + maxNewTokens must fit in maxSeq.
+     *
+     * @param prompt       token ids, at least one
+     * @param sampling     how each token is picked
+     * @param g            the random source of the sampler (the same seed gives the same tokens)
+     * @return the prompt followed by the new tokens
+     * @throws IllegalArgumentException when the prompt is empty, holds an id outside the
+     *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq
+     */
+    public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g) {
+        if (prompt.length == 0) throw new IllegalArgumentException("Gpt.generate: the prompt is empty");
+        if (maxNewTokens < 0) throw new IllegalArgumentException("Gpt.generate: maxNewTokens must be >= 0, got " + maxNewTokens);
+        if ((long) prompt.length + maxNewTokens > config.maxSeq()) {
+            throw new IllegalArgumentException("Gpt.generate: prompt of " + prompt.length + " tokens + " + maxNewTokens
+                    + " new tokens exceeds maxSeq " + config.maxSeq() + "; shorten the prompt or generate fewer tokens");
+        }
+        for (int i = 0; i < prompt.length; i++) {
+            if (prompt[i] < 0 || prompt[i] >= config.vocab()) {
+                throw new IllegalArgumentException("Gpt.generate: prompt token " + i + " = " + prompt[i] + " is outside [0, " + config.vocab() + ")");
+            }
+        }
+        long[] out = Arrays.copyOf(prompt, prompt.length + maxNewTokens);
+        if (maxNewTokens == 0) return out;
+        boolean wasTraining = isTraining();
+        eval();
+        try (var noGrad = GradMode.disabled(); var onModel = Backends.use(tokEmb.weight().value().backend())) {
+            KvCache cache = newCache(out.length);
+            Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
+            for (int n = prompt.length; n < out.length; n++) {
+                Tensor logits = forward(input, cache);                                 // (1, seq, vocab)
+                float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
+                out[n] = Sampler.sample(last, sampling, g);
+                input = Tensor.fromArray(new long[] {out[n]}, 1, 1);
+            }
+        } finally {
+            if (wasTraining) train();
+        }
+        return out;
+    }
+
+    /** Activation checkpointing of every block during training; returns this. */
+    public Gpt activationCheckpointing(boolean on) {
+        decoder.checkpointing(on);
+        return this;
+    }
+
+    public TransformerDecoder decoder() { return decoder; }
+
+    @Override
+    protected String extraRepr() {
+        return "vocab=" + config.vocab() + ", dModel=" + config.dModel() + ", layers=" + config.layers() + ", heads=" + config.heads()
+                + "/" + config.kvHeads() + ", positions=" + config.positions();
+    }
+}

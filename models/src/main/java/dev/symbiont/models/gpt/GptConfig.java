@@ -1,0 +1,154 @@
+package dev.symbiont.models.gpt;
+
+import dev.symbiont.nn.attention.BlockConfig;
+import dev.symbiont.nn.attention.MlpKind;
+import dev.symbiont.nn.attention.NormKind;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The shape of a {@link Gpt}. GPT-2 small is
+ * {@code GptConfig.of(50257, 768, 12, 12, 1024)}; a Llama-style model sets
+ * {@code withNorm(RMS_NORM).withMlp(SWIGLU).withPositions(ROPE).withKvHeads(n)}.
+ *
+ * @param vocab          token ids lie in [0, vocab)
+ * @param dModel         model width
+ * @param layers         Transformer blocks
+ * @param heads          query heads; must divide dModel
+ * @param kvHeads        key/value heads; must divide heads (grouped-query attention)
+ * @param ffSize         feed-forward hidden width
+ * @param maxSeq         the longest sequence (learned-position table size, RoPE table size, generation limit)
+ * @param dropout        embedding, attention, residual and MLP dropout, in [0, 1)
+ * @param tiedEmbeddings the output head reuses the token embedding (Press and Wolf 2017)
+ * @param norm           LayerNorm or RMSNorm
+ * @param mlp            GELU MLP or SwiGLU
+ * @param positions      learned positions or RoPE
+ */
+public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHeads, int ffSize, int maxSeq, double dropout,
+                        boolean tiedEmbeddings, NormKind norm, MlpKind mlp, PositionKind positions) {
+    public GptConfig {
+        positive("vocab", vocab);
+        positive("dModel", dModel);
+        positive("layers", layers);
+        positive("heads", heads);
+        positive("kvHeads", kvHeads);
+        positive("ffSize", ffSize);
+        positive("maxSeq", maxSeq);
+        if (dModel % heads != 0) throw new IllegalArgumentException("GptConfig: heads (" + heads + ") must divide dModel (" + dModel + ")");
+        if (kvHeads > heads || heads % kvHeads != 0) {
+            throw new IllegalArgumentException("GptConfig: kvHeads (" + kvHeads + ") must divide heads (" + heads + ")");
+        }
+        if (!(dropout >= 0 && dropout < 1)) throw new IllegalArgumentException("GptConfig: dropout must be in [0, 1), got " + dropout);
+        if (norm == null || mlp == null || positions == null) {
+            throw new IllegalArgumentException("GptConfig: norm, mlp and positions must be given, got " + norm + ", " + mlp + ", " + positions);
+        }
+        if (positions == PositionKind.ROPE && (dModel / heads) % 2 != 0) {
+            throw new IllegalArgumentException("GptConfig: RoPE needs an even head size, got dModel / heads = " + dModel + " / " + heads
+                    + " = " + dModel / heads);
+        }
+    }
+
+    private static void positive(String name, int value) {
+        if (value <= 0) throw new IllegalArgumentException("GptConfig: " + name + " must be positive, got " + value);
+    }
+
+    /** GPT-2's choices: kvHeads = heads, ffSize = 4·dModel, no dropout, tied embeddings, LayerNorm, GELU, learned positions. */
+    public static GptConfig of(int vocab, int dModel, int layers, int heads, int maxSeq) {
+        return new GptConfig(vocab, dModel, layers, heads, heads, 4 * dModel, maxSeq, 0, true,
+                NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED);
+    }
+
+    public int headDim() { return dModel / heads; }
+
+    /** The configuration of each block. Biases: on with a GELU MLP (GPT-2), off with SwiGLU (Llama). */
+    public BlockConfig blockConfig() {
+        return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, true, mlp == MlpKind.GELU,
+                positions == PositionKind.ROPE ? maxSeq : 0, 10_000);
+    }
+
+    public GptConfig withKvHeads(int n) { return new GptConfig(vocab, dModel, layers, heads, n, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions); }
+    public GptConfig withFfSize(int n) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, n, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions); }
+    public GptConfig withDropout(double p) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, p, tiedEmbeddings, norm, mlp, positions); }
+    public GptConfig withTiedEmbeddings(boolean on) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, on, norm, mlp, positions); }
+    public GptConfig withNorm(NormKind n) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, n, mlp, positions); }
+    public GptConfig withMlp(MlpKind m) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, m, positions); }
+    public GptConfig withPositions(PositionKind p) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, p); }
+
+    // ---- string map (checkpoint metadata) -------------------------------------------------------
+
+    private static final String[] KEYS = {"vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "ff_size", "max_seq",
+            "dropout", "tied_embeddings", "norm", "mlp", "positions"};
+
+    /**
+     * The config as string pairs for checkpoint metadata (safetensors' {@code __metadata__}):
+     * {@code vocab_size, d_model, n_layers, n_heads, n_kv_heads, ff_size, max_seq, dropout,
+     * tied_embeddings} and {@code norm} ("layer_norm" | "rms_norm"), {@code mlp} ("gelu" | "swiglu"),
+     * {@code positions} ("learned" | "rope"). Doubles are written so they read back exactly.
+     */
+    public Map<String, String> toMap() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("vocab_size", Integer.toString(vocab));
+        m.put("d_model", Integer.toString(dModel));
+        m.put("n_layers", Integer.toString(layers));
+        m.put("n_heads", Integer.toString(heads));
+        m.put("n_kv_heads", Integer.toString(kvHeads));
+        m.put("ff_size", Integer.toString(ffSize));
+        m.put("max_seq", Integer.toString(maxSeq));
+        m.put("dropout", Double.toString(dropout));
+        m.put("tied_embeddings", Boolean.toString(tiedEmbeddings));
+        m.put("norm", norm.name().toLowerCase(Locale.ROOT));
+        m.put("mlp", mlp.name().toLowerCase(Locale.ROOT));
+        m.put("positions", positions.name().toLowerCase(Locale.ROOT));
+        return m;
+    }
+
+    /**
+     * Reads a config written by {@link #toMap()}. Every key of toMap is required; other keys
+     * (the rest of a checkpoint's metadata) are ignored. A missing key or an unreadable value
+     * throws naming the key; the result is validated like any config.
+     */
+    public static GptConfig fromMap(Map<String, String> m) {
+        for (String key : KEYS) {
+            if (!m.containsKey(key)) throw new IllegalArgumentException("GptConfig.fromMap: key '" + key + "' is missing (have " + m.keySet() + ")");
+        }
+        return new GptConfig(integer(m, "vocab_size"), integer(m, "d_model"), integer(m, "n_layers"), integer(m, "n_heads"),
+                integer(m, "n_kv_heads"), integer(m, "ff_size"), integer(m, "max_seq"), real(m, "dropout"), bool(m, "tied_embeddings"),
+                kind(m, "norm", NormKind.class), kind(m, "mlp", MlpKind.class), kind(m, "positions", PositionKind.class));
+    }
+
+    private static int integer(Map<String, String> m, String key) {
+        try {
+            return Integer.parseInt(m.get(key).trim());
+        } catch (NumberFormatException e) {
+            throw bad(key, m.get(key), "an integer");
+        }
+    }
+
+    private static double real(Map<String, String> m, String key) {
+        try {
+            return Double.parseDouble(m.get(key).trim());
+        } catch (NumberFormatException e) {
+            throw bad(key, m.get(key), "a number");
+        }
+    }
+
+    private static boolean bool(Map<String, String> m, String key) {
+        String v = m.get(key).trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false")) throw bad(key, m.get(key), "true or false");
+        return v.equals("true");
+    }
+
+    private static <E extends Enum<E>> E kind(Map<String, String> m, String key, Class<E> type) {
+        String v = m.get(key).trim();
+        for (E e : type.getEnumConstants()) if (e.name().equalsIgnoreCase(v)) return e;
+        StringBuilder allowed = new StringBuilder();
+        for (E e : type.getEnumConstants()) allowed.append(allowed.isEmpty() ? "" : " | ").append(e.name().toLowerCase(Locale.ROOT));
+        throw bad(key, v, allowed.toString());
+    }
+
+    private static IllegalArgumentException bad(String key, String value, String expected) {
+        return new IllegalArgumentException("GptConfig.fromMap: '" + key + "' = '" + value + "' is not " + expected);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.symbiont.nn.attention;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.Layer;
+import dev.symbiont.nn.Linear;
+
+/**
+ * The position-wise feed-forward layer of a block (Vaswani et al. 2017, eq. 2), in one of two kinds:
+ * <pre>
+ *   GELU:   y = Dropout(proj(GELU(fc(x))))                       keys fc, proj          (GPT-2)
+ *   SwiGLU: y = Dropout(w2(SiLU(w1(x)) ⊙ w3(x)))                  keys w1, w2, w3        (Shazeer 2020, eq. 6; Llama)
+ * </pre>
+ * GELU is the exact erf form (torch.nn.GELU's default). SwiGLU has no biases.
+ */
+public final class FeedForward extends Layer {
+    private final MlpKind kind;
+    private final Linear fc, proj, w1, w2, w3;
+    private final Dropout dropout;
+
+    public FeedForward(BlockConfig c, Generator g) {
+        this.kind = c.mlp();
+        int d = c.dModel(), ff = c.ffSize();
+        if (kind == MlpKind.GELU) {
+            this.fc = module("fc", new Linear(d, ff, c.bias(), g));
+            this.proj = module("proj", new Linear(ff, d, c.bias(), g));
+            this.w1 = w2 = w3 = null;
+        } else {
+            this.fc = proj = null;
+            this.w1 = module("w1", new Linear(d, ff, false, g));
+            this.w2 = module("w2", new Linear(ff, d, false, g));
+            this.w3 = module("w3", new Linear(d, ff, false, g));
+        }
+        this.dropout = module("dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
+    }
+
+    /** x: (..., dModel) → (..., dModel). */
+    @Override
+    public Tensor forward(Tensor x) {
+        Tensor y = kind == MlpKind.GELU
+                ? proj.forward(fc.forward(x).gelu())
+                : w2.forward(w1.forward(x).silu().mul(w3.forward(x)));
+        return dropout.forward(y);
+    }
+
+    /** The projection back to dModel ({@code proj} or {@code w2}): a residual projection for GPT-2's scaled init. */
+    public Linear outProj() { return kind == MlpKind.GELU ? proj : w2; }
+
+    public MlpKind kind() { return kind; }
+
+    @Override
+    protected String extraRepr() { return kind.toString(); }
+}

@@ -1,0 +1,130 @@
+package dev.symbiont.nn.attention;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.ops.Attention;
+import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.Module;
+
+import java.util.Arrays;
+
+/**
+ * Multi-head self-attention (Vaswani et al. 2017, §3.2.2) with grouped-query heads (Ainslie et
+ * al. 2023) and optional rotary positions (Su et al. 2021):
+ * <pre>
+ *   q = x W_q, k = x W_k, v = x W_v                  split into heads, k and v into kvHeads
+ *   q, k = RoPE(q, pos), RoPE(k, pos)                when enabled
+ *   head_h = softmax(q_h k_{h/g}ᵀ / √d_head + mask) v_{h/g},   g = heads / kvHeads
+ *   y = Dropout(concat(head_1..head_H) W_o)
+ * </pre>
+ * Keys: fused {@code qkv} (rows q, then k, then v: (heads + 2·kvHeads)·d_head) and {@code proj}
+ * as in GPT-2/timm, or separate {@code q_proj}, {@code k_proj}, {@code v_proj} and
+ * {@code out_proj} as in Hugging Face's BART/OPT. Without attention dropout the fused
+ * scaled-dot-product op computes the heads (it handles the key/value groups itself); with
+ * attention dropout in training mode the scores are materialised so the probabilities can be
+ * dropped.
+ */
+public final class MultiHeadAttention extends Module {
+    private final int dModel, heads, kvHeads, headDim;
+    private final Linear qkv, qProj, kProj, vProj, out;
+    private final Dropout attnDropout, residDropout;
+    private final RotaryEmbedding rope;
+    private final double attnP;
+
+    public MultiHeadAttention(BlockConfig c, Generator g) {
+        this.dModel = c.dModel();
+        this.heads = c.heads();
+        this.kvHeads = c.kvHeads();
+        this.headDim = c.headDim();
+        int kvWidth = kvHeads * headDim;
+        if (c.fusedQkv()) {
+            this.qkv = module("qkv", new Linear(dModel, dModel + 2 * kvWidth, c.bias(), g));
+            this.qProj = kProj = vProj = null;
+            this.out = module("proj", new Linear(dModel, dModel, c.bias(), g));
+        } else {
+            this.qkv = null;
+            this.qProj = module("q_proj", new Linear(dModel, dModel, c.bias(), g));
+            this.kProj = module("k_proj", new Linear(dModel, kvWidth, c.bias(), g));
+            this.vProj = module("v_proj", new Linear(dModel, kvWidth, c.bias(), g));
+            this.out = module("out_proj", new Linear(dModel, dModel, c.bias(), g));
+        }
+        this.attnP = c.dropout();
+        this.attnDropout = module("attn_dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
+        this.residDropout = module("resid_dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
+        this.rope = c.rope() ? module("rope", new RotaryEmbedding(headDim, c.ropeMaxSeq(), c.ropeBase())) : null;
+    }
+
+    /** Bidirectional self-attention without a mask: x (batch, seq, dModel) → (batch, seq, dModel). */
+    public Tensor forward(Tensor x) { return forward(x, null, false, null); }
+
+    /**
+     * Self-attention of x over itself and, with a cache, over the cached positions before it.
+     *
+     * @param x      (batch, seq, dModel)
+     * @param mask   null or additive float32 broadcastable to (batch, heads, seq, cached + seq)
+     * @param causal each position sees only itself and earlier ones (cached ones included)
+     * @param cache  null, or this layer's slot: x's keys and values are appended and x sits at
+     *               positions cached, cached + 1, ...
+     * @return (batch, seq, dModel)
+     */
+    public Tensor forward(Tensor x, Tensor mask, boolean causal, KvCache.LayerCache cache) {
+        if (x.dim() != 3 || x.size(2) != dModel) {
+            throw new IllegalArgumentException("MultiHeadAttention(dModel=" + dModel + "): expected x of shape (batch, seq, " + dModel
+                    + "), got " + Arrays.toString(x.shape()));
+        }
+        int batch = x.size(0), seq = x.size(1), kvWidth = kvHeads * headDim;
+        Tensor q, k, v;
+        if (qkv != null) {
+            Tensor fused = qkv.forward(x);
+            q = fused.narrow(-1, 0, dModel);
+            k = fused.narrow(-1, dModel, kvWidth);
+            v = fused.narrow(-1, dModel + kvWidth, kvWidth);
+        } else {
+            q = qProj.forward(x);
+            k = kProj.forward(x);
+            v = vProj.forward(x);
+        }
+        q = splitHeads(q, batch, seq, heads);
+        k = splitHeads(k, batch, seq, kvHeads);
+        v = splitHeads(v, batch, seq, kvHeads);
+        int offset = cache == null ? 0 : cache.length();
+        if (rope != null) {
+            q = rope.apply(q, offset);
+            k = rope.apply(k, offset);
+        }
+        if (cache != null) {
+            KvCache.Kv all = cache.append(k, v);
+            k = all.keys();
+            v = all.values();
+        }
+        double scale = 1 / Math.sqrt(headDim);
+        Tensor y = isTraining() && attnP > 0
+                ? MaterializedAttention.attend(q, k, v, mask, causal, scale, attnDropout)
+                : Attention.scaledDotProductAttention(q, k, v, mask, causal, scale);
+        y = y.transpose(1, 2).reshape(batch, seq, dModel); // concat(head_1..head_H)
+        return residDropout.forward(out.forward(y));
+    }
+
+    /** (batch, seq, n·headDim) → (batch, n, seq, headDim). */
+    private Tensor splitHeads(Tensor t, int batch, int seq, int n) {
+        return t.reshape(batch, seq, n, headDim).transpose(1, 2);
+    }
+
+    /** The output projection W_o ({@code proj} or {@code out_proj}): a residual projection for GPT-2's scaled init. */
+    public Linear outProj() { return out; }
+
+    public int heads() { return heads; }
+
+    public int kvHeads() { return kvHeads; }
+
+    public int headDim() { return headDim; }
+
+    /** The rotary embedding, or null without RoPE. */
+    public RotaryEmbedding rope() { return rope; }
+
+    @Override
+    protected String extraRepr() {
+        return "dModel=" + dModel + ", heads=" + heads + ", kvHeads=" + kvHeads + ", fused=" + (qkv != null) + ", rope=" + (rope != null);
+    }
+}

@@ -1,0 +1,85 @@
+package dev.symbiont.nn.attention;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.nn.Module;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Rotary position embeddings (RoPE, Su et al. 2021, eq. 34), in the rotate-half layout of
+ * GPT-NeoX and Llama: the head dim is split into halves (x₁, x₂) and pair j = (x₁[j], x₂[j]) is
+ * rotated by the angle m·θ_j at position m, θ_j = base^(−2j/d):
+ * <pre>
+ *   RoPE(x, m) = x ⊙ cos(m·θ) + rotate_half(x) ⊙ sin(m·θ),   rotate_half(x₁, x₂) = (−x₂, x₁)
+ * </pre>
+ * with θ repeated over both halves. Rotating queries and keys makes q·k depend on positions only
+ * through their difference (eq. 16). The cos and sin tables (maxSeq, d) are non-persistent
+ * buffers: they follow the module across backends but are not part of the state dict.
+ */
+public final class RotaryEmbedding extends Module {
+    private final int dim, maxSeq;
+    private final double base;
+
+    /**
+     * @param dim    head size d, even
+     * @param maxSeq positions 0..maxSeq-1 are tabulated
+     * @param base   the frequency base (10 000 in the paper)
+     */
+    public RotaryEmbedding(int dim, int maxSeq, double base) {
+        if (dim <= 0 || dim % 2 != 0) throw new IllegalArgumentException("RotaryEmbedding: dim must be positive and even, got " + dim);
+        if (maxSeq <= 0) throw new IllegalArgumentException("RotaryEmbedding: maxSeq must be positive, got " + maxSeq);
+        if (!(base > 1)) throw new IllegalArgumentException("RotaryEmbedding: base must be > 1, got " + base);
+        this.dim = dim;
+        this.maxSeq = maxSeq;
+        this.base = base;
+        int half = dim / 2;
+        float[] cos = new float[maxSeq * dim], sin = new float[maxSeq * dim];
+        for (int m = 0; m < maxSeq; m++) {
+            for (int j = 0; j < half; j++) {
+                double angle = m * Math.pow(base, -2.0 * j / dim);
+                float c = (float) Math.cos(angle), s = (float) Math.sin(angle);
+                cos[m * dim + j] = c;
+                cos[m * dim + j + half] = c;
+                sin[m * dim + j] = s;
+                sin[m * dim + j + half] = s;
+            }
+        }
+        buffer("cos", Tensor.fromArray(cos, maxSeq, dim), false);
+        buffer("sin", Tensor.fromArray(sin, maxSeq, dim), false);
+    }
+
+    /**
+     * Rotates x at absolute positions offset, offset+1, ... along its seq dim.
+     *
+     * @param x      (batch, heads, seq, dim)
+     * @param offset position of x's first row (the KV cache's length when decoding incrementally)
+     * @return (batch, heads, seq, dim)
+     */
+    public Tensor apply(Tensor x, int offset) {
+        if (x.dim() != 4 || x.size(-1) != dim) {
+            throw new IllegalArgumentException("RotaryEmbedding(dim=" + dim + "): expected x of shape (batch, heads, seq, " + dim
+                    + "), got " + Arrays.toString(x.shape()));
+        }
+        int seq = x.size(2);
+        if (offset < 0 || offset + seq > maxSeq) {
+            throw new IllegalArgumentException("RotaryEmbedding: positions [" + offset + ", " + (offset + seq)
+                    + ") lie outside the table of maxSeq = " + maxSeq);
+        }
+        Tensor cos = buffer("cos").narrow(0, offset, seq), sin = buffer("sin").narrow(0, offset, seq); // (seq, dim)
+        return x.mul(cos).add(rotateHalf(x).mul(sin));
+    }
+
+    /** (x₁, x₂) → (−x₂, x₁) over the last dim. */
+    static Tensor rotateHalf(Tensor x) {
+        int half = x.size(-1) / 2;
+        return Tensor.cat(List.of(x.narrow(-1, half, half).neg(), x.narrow(-1, 0, half)), -1);
+    }
+
+    public int dim() { return dim; }
+
+    public int maxSeq() { return maxSeq; }
+
+    @Override
+    protected String extraRepr() { return "dim=" + dim + ", maxSeq=" + maxSeq + ", base=" + base; }
+}
