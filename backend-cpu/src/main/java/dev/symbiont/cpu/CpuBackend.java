@@ -12,9 +12,14 @@ import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
+import dev.symbiont.cpu.kernels.FlashAttention;
+import dev.symbiont.cpu.kernels.FlashAttentionBackward;
+import dev.symbiont.cpu.kernels.HeadRows;
 import dev.symbiont.cpu.kernels.KernelSupport;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.StridedCopy;
+import dev.symbiont.cpu.kernels.TileMath;
+import dev.symbiont.cpu.kernels.VectorActivationGrads;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorNorms;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -155,6 +160,34 @@ public class CpuBackend extends ReferenceBackend {
         var out = newStorage(DType.FLOAT32, aLayout.numel());
         VectorElementwise.binary(op, as, pa, bs, pb, out.floats(), aLayout.numel());
         return out;
+    }
+
+    // ---- fused: activation gradients -------------------------------------------------------------
+
+    @Override
+    public Tensor geluBackward(Tensor x, Tensor gradY, boolean tanhApproximation) {
+        if (!activationReady(x, gradY)) return super.geluBackward(x, gradY, tanhApproximation);
+        return activationBackward(tanhApproximation ? UnaryOp.GELU_TANH : UnaryOp.GELU_ERF, x, gradY);
+    }
+
+    @Override
+    public Tensor siluBackward(Tensor x, Tensor gradY) {
+        if (!activationReady(x, gradY)) return super.siluBackward(x, gradY);
+        return activationBackward(UnaryOp.SILU, x, gradY);
+    }
+
+    /** Vector kernels on, x and gradY non-empty float32 of one shape, both contiguous. */
+    private boolean activationReady(Tensor x, Tensor gradY) {
+        return vector && x.numel() > 0 && x.dtype() == DType.FLOAT32 && gradY.dtype() == DType.FLOAT32
+                && x.isContiguous() && gradY.isContiguous() && Arrays.equals(x.shape(), gradY.shape());
+    }
+
+    private Tensor activationBackward(UnaryOp op, Tensor x, Tensor gradY) {
+        String name = op.opName() + " backward";
+        float[] xs = floats(name, x.storage(), x.layout()), gs = floats(name, gradY.storage(), gradY.layout());
+        var out = newStorage(DType.FLOAT32, x.numel());
+        VectorActivationGrads.backward(op, xs, x.layout().offset(), gs, gradY.layout().offset(), out.floats(), x.numel());
+        return Tensor.of(out, x.shape());
     }
 
     // ---- reductions ----------------------------------------------------------------------------
@@ -309,6 +342,83 @@ public class CpuBackend extends ReferenceBackend {
     /** A per-row statistic of x: (rows, 1). */
     private static boolean statsReady(Tensor x, Tensor stat) {
         return stat != null && stat.dim() == 2 && stat.size(0) == x.size(0) && stat.size(1) == 1;
+    }
+
+    // ---- fused: attention ----------------------------------------------------------------------
+
+    /**
+     * Tiled FlashAttention ({@link FlashAttention}): the (batch, heads, sq, sk) scores are never
+     * allocated. Runs on the Vector API when the vector kernels are on and on the scalar twin
+     * otherwise, so the memory saving does not depend on the JVM.
+     */
+    @Override
+    public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        if (!attentionReady(q, k, v, mask)) return super.attention(q, k, v, mask, causal, scale);
+        String op = "scaled_dot_product_attention";
+        FlashAttention.Dims dims = attentionDims(q, k);
+        var out = newStorage(DType.FLOAT32, q.numel());
+        var lse = newStorage(DType.FLOAT32, dims.batch() * dims.heads() * dims.sq());
+        FlashAttention.forward(TileMath.of(vector), dims, headRows(op, q), headRows(op, k), headRows(op, v),
+                maskRows(op, mask, dims), causal, (float) scale, out.floats(), lse.floats());
+        return new AttentionResult(Tensor.of(out, q.shape()), Tensor.of(lse, dims.batch(), dims.heads(), dims.sq()));
+    }
+
+    /** FlashAttention-2's backward ({@link FlashAttentionBackward}): P is recomputed block by block from the logsumexp. */
+    @Override
+    public AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
+                                            double scale, Tensor out, Tensor logsumexp) {
+        int[] lseShape = {q.size(0), q.size(1), q.size(2)};
+        if (!attentionReady(q, k, v, mask) || !Arrays.equals(gradOut.shape(), q.shape()) || !Arrays.equals(out.shape(), q.shape())
+                || !Arrays.equals(logsumexp.shape(), lseShape) || gradOut.dtype() != DType.FLOAT32
+                || out.dtype() != DType.FLOAT32 || logsumexp.dtype() != DType.FLOAT32) {
+            return super.attentionBackward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
+        }
+        String op = "scaled_dot_product_attention backward";
+        FlashAttention.Dims dims = attentionDims(q, k);
+        var dq = newStorage(DType.FLOAT32, q.numel());
+        var dk = newStorage(DType.FLOAT32, k.numel());
+        var dv = newStorage(DType.FLOAT32, k.numel());
+        floats(op, logsumexp.storage(), logsumexp.layout());
+        float[] lse = (float[]) download(logsumexp.storage(), logsumexp.layout()); // (batch, heads, sq): small
+        FlashAttentionBackward.backward(TileMath.of(vector), dims, headRows(op, q), headRows(op, k), headRows(op, v),
+                maskRows(op, mask, dims), causal, (float) scale, headRows(op, out), headRows(op, gradOut), lse,
+                dq.floats(), dk.floats(), dv.floats());
+        return new AttentionGrads(Tensor.of(dq, q.shape()), Tensor.of(dk, k.shape()), Tensor.of(dv, k.shape()));
+    }
+
+    /** Float32 q, k, v of rank 4 that core's checks would accept, and a mask that broadcasts; else the reference decides. */
+    private static boolean attentionReady(Tensor q, Tensor k, Tensor v, Tensor mask) {
+        if (q.dim() != 4 || k.dim() != 4 || !Arrays.equals(k.shape(), v.shape())) return false;
+        for (Tensor t : new Tensor[] {q, k, v, mask}) if (t != null && t.dtype() != DType.FLOAT32) return false;
+        int kvHeads = k.size(1);
+        if (q.size(0) != k.size(0) || q.size(3) != k.size(3) || kvHeads == 0 || q.size(1) % kvHeads != 0) return false;
+        if (mask == null) return true;
+        try {
+            mask.layout().expand(q.size(0), q.size(1), q.size(2), k.size(2));
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static FlashAttention.Dims attentionDims(Tensor q, Tensor k) {
+        return new FlashAttention.Dims(q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3));
+    }
+
+    /** A 4-D tensor whose rows the kernel reads in place when they are consecutive, else a contiguous scratch copy. */
+    private HeadRows headRows(String op, Tensor t) {
+        Layout l = t.layout();
+        float[] data = floats(op, t.storage(), l);
+        if (l.stride(3) == 1 || l.size(3) <= 1) return new HeadRows(data, l.offset(), l.stride(0), l.stride(1), l.stride(2), 1);
+        return HeadRows.contiguous((float[]) download(t.storage(), l), l.size(1), l.size(2), l.size(3));
+    }
+
+    /** The mask broadcast to (batch, heads, sq, sk) and read through its strides (0 on broadcast dims), or null. */
+    private static HeadRows maskRows(String op, Tensor mask, FlashAttention.Dims dims) {
+        if (mask == null) return null;
+        Layout l = mask.layout().expand(dims.batch(), dims.heads(), dims.sq(), dims.sk());
+        float[] data = floats(op, mask.storage(), l);
+        return new HeadRows(data, l.offset(), l.stride(0), l.stride(1), l.stride(2), l.stride(3));
     }
 
     // ---- reading tensors as rows ---------------------------------------------------------------

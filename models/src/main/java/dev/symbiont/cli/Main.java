@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code symbiont} command line. */
 @Command(name = "symbiont", mixinStandardHelpOptions = true, version = "symbiont 0.1.0",
         description = "Symbiont: pure-Java deep learning.",
-        subcommands = {DemoCommand.class, BackendsCommand.class})
+        subcommands = {TrainCommand.class, GenerateCommand.class, DemoCommand.class, BackendsCommand.class})
 public final class Main implements Runnable {
 
     @Override

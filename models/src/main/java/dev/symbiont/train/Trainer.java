@@ -98,7 +98,8 @@ public final class Trainer<B> {
                 step++;
                 windowLoss += loss;
                 windowSteps++;
-                boolean last = step == config.maxSteps();
+                boolean last = step == config.maxSteps()
+                        || (config.timeLimit() != null && System.nanoTime() - startNanos >= config.timeLimit().toNanos());
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
                 if (evaluate) {
                     lastEval = evaluate();
@@ -110,6 +111,7 @@ public final class Trainer<B> {
                     lastWindow = windowLoss / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
                     progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, lr, tokensPerSecond, now - startNanos));
+                    if (last && step < config.maxSteps()) progress.message("stopping at step " + step + ": time limit " + config.timeLimit() + " reached");
                     if (metrics != null) metrics.write(record(step, batches.epoch(), lastWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null, now - startNanos));
                     windowLoss = 0;
                     windowSteps = 0;
@@ -121,6 +123,7 @@ public final class Trainer<B> {
                             new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()));
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }
+                if (last) break;
             }
         } finally {
             batches.close();

@@ -22,10 +22,11 @@ import java.nio.file.Path;
  * @param autocast        run forward passes under autocast with this dtype; null = float32
  * @param progress        how progress is shown
  * @param out             where progress goes
+ * @param timeLimit       stop (evaluate and checkpoint as at the end) once training has run this long; null = no limit
  */
 public record TrainerConfig(long maxSteps, int accumulation, double clipNorm, int evalEvery, int evalBatches,
                             int checkpointEvery, Path checkpoint, boolean resume, Path metrics, int logEvery,
-                            DType autocast, ProgressMode progress, PrintStream out) {
+                            DType autocast, ProgressMode progress, PrintStream out, java.time.Duration timeLimit) {
     /** AUTO draws a progress bar on a terminal and prints log lines otherwise. */
     public enum ProgressMode { AUTO, BAR, LOG, NONE }
 
@@ -47,15 +48,16 @@ public record TrainerConfig(long maxSteps, int accumulation, double clipNorm, in
 
     /** Defaults: no accumulation, clipping, evaluation, checkpoints or metrics; progress every 10 steps to stderr. */
     public static TrainerConfig steps(long maxSteps) {
-        return new TrainerConfig(maxSteps, 1, 0, 0, 10, 0, null, false, null, 10, null, ProgressMode.AUTO, System.err);
+        return new TrainerConfig(maxSteps, 1, 0, 0, 10, 0, null, false, null, 10, null, ProgressMode.AUTO, System.err, null);
     }
 
-    public TrainerConfig withAccumulation(int microBatches) { return new TrainerConfig(maxSteps, microBatches, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out); }
-    public TrainerConfig withClipNorm(double norm) { return new TrainerConfig(maxSteps, accumulation, norm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out); }
-    public TrainerConfig withEval(int every, int batches) { return new TrainerConfig(maxSteps, accumulation, clipNorm, every, batches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out); }
-    public TrainerConfig withCheckpoint(Path file, int every, boolean resumeIfPresent) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, every, file, resumeIfPresent, metrics, logEvery, autocast, progress, out); }
-    public TrainerConfig withMetrics(Path file) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, file, logEvery, autocast, progress, out); }
-    public TrainerConfig withLogEvery(int steps) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, steps, autocast, progress, out); }
-    public TrainerConfig withAutocast(DType dtype) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, dtype, progress, out); }
-    public TrainerConfig withProgress(ProgressMode mode, PrintStream stream) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, mode, stream); }
+    public TrainerConfig withAccumulation(int microBatches) { return new TrainerConfig(maxSteps, microBatches, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out, timeLimit); }
+    public TrainerConfig withClipNorm(double norm) { return new TrainerConfig(maxSteps, accumulation, norm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out, timeLimit); }
+    public TrainerConfig withEval(int every, int batches) { return new TrainerConfig(maxSteps, accumulation, clipNorm, every, batches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out, timeLimit); }
+    public TrainerConfig withCheckpoint(Path file, int every, boolean resumeIfPresent) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, every, file, resumeIfPresent, metrics, logEvery, autocast, progress, out, timeLimit); }
+    public TrainerConfig withMetrics(Path file) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, file, logEvery, autocast, progress, out, timeLimit); }
+    public TrainerConfig withLogEvery(int steps) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, steps, autocast, progress, out, timeLimit); }
+    public TrainerConfig withAutocast(DType dtype) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, dtype, progress, out, timeLimit); }
+    public TrainerConfig withProgress(ProgressMode mode, PrintStream stream) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, mode, stream, timeLimit); }
+    public TrainerConfig withTimeLimit(java.time.Duration limit) { return new TrainerConfig(maxSteps, accumulation, clipNorm, evalEvery, evalBatches, checkpointEvery, checkpoint, resume, metrics, logEvery, autocast, progress, out, limit); }
 }

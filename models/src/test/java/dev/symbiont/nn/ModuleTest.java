@@ -136,6 +136,19 @@ class ModuleTest {
     }
 
     @Test
+    void should_move_parameters_and_buffers_to_another_backend() {
+        Model m = new Model(new Generator(1));
+        float[] before = m.head.weight().value().toFloatArray();
+        dev.symbiont.core.backend.Backend reference = dev.symbiont.core.backend.Backends.get("reference");
+        m.to(reference);
+        for (Tensor t : m.stateDict().values()) assertSame(reference, t.backend());
+        assertSame(m.namedParameters().get("lm_head_weight"), m.embed.weight(), "tying survives the move");
+        assertArrayEquals(before, m.head.weight().value().toFloatArray());
+        Tensor y = m.head.forward(Tensor.ones(1, 4).to(reference));
+        assertSame(reference, y.backend());
+    }
+
+    @Test
     void should_reject_dotted_or_duplicate_names() {
         class Bad extends Module {
             Bad(String second) {

@@ -23,7 +23,9 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  *
  * <p>Numerics follow the reference within a few ulps: sigmoid uses the overflow-free
  * split at 0, and GELU (tanh) is computed as x·sigmoid(2u), which equals
- * 0.5·x·(1 + tanh u) but keeps its precision for x ≪ 0.
+ * 0.5·x·(1 + tanh u) but keeps its precision for x ≪ 0. exp inside sigmoid, softplus,
+ * erf and GELU (erf) is {@link VectorMath}'s polynomial; the EXP op itself keeps the
+ * Vector API's.
  */
 public final class VectorElementwise {
     private VectorElementwise() {}
@@ -31,7 +33,7 @@ public final class VectorElementwise {
     /** Unary ops with a vector kernel; the rest stay on the reference. */
     public static final Set<UnaryOp> UNARY = EnumSet.of(UnaryOp.NEG, UnaryOp.ABS, UnaryOp.EXP, UnaryOp.LOG,
             UnaryOp.SQRT, UnaryOp.RSQRT, UnaryOp.TANH, UnaryOp.SIGMOID, UnaryOp.RELU, UnaryOp.GELU_TANH,
-            UnaryOp.SILU, UnaryOp.SQUARE, UnaryOp.RECIPROCAL);
+            UnaryOp.SILU, UnaryOp.SQUARE, UnaryOp.RECIPROCAL, UnaryOp.GELU_ERF, UnaryOp.ERF, UnaryOp.SOFTPLUS);
 
     /** Binary ops with a vector kernel (everything but POW). */
     public static final Set<BinaryOp> BINARY = EnumSet.complementOf(EnumSet.of(BinaryOp.POW));
@@ -41,6 +43,7 @@ public final class VectorElementwise {
 
     private static final float SQRT_TWO_OVER_PI = 0.7978845608028654f;
     private static final float GELU_TANH_CUBIC = 0.044715f;
+    private static final float SOFTPLUS_THRESHOLD = 20f;
 
     // ---- unary ----------------------------------------------------------------------------------
 
@@ -74,21 +77,27 @@ public final class VectorElementwise {
             case SILU -> { for (int i = 0; i < n; i += L) { FloatVector v = load(x, xo + i); v.mul(sigmoid(v)).intoArray(out, oo + i); } }
             case SQUARE -> { for (int i = 0; i < n; i += L) { FloatVector v = load(x, xo + i); v.mul(v).intoArray(out, oo + i); } }
             case RECIPROCAL -> { for (int i = 0; i < n; i += L) one().div(load(x, xo + i)).intoArray(out, oo + i); }
+            case GELU_ERF -> { for (int i = 0; i < n; i += L) VectorMath.geluErf(load(x, xo + i)).intoArray(out, oo + i); }
+            case ERF -> { for (int i = 0; i < n; i += L) VectorMath.erf(load(x, xo + i)).intoArray(out, oo + i); }
+            case SOFTPLUS -> { for (int i = 0; i < n; i += L) softplus(load(x, xo + i)).intoArray(out, oo + i); }
             default -> throw new IllegalArgumentException("unary " + op + ": no vector kernel");
         }
     }
 
-    /** 1/(1+e^−x) without overflow: with e = e^−|x|, 1/(1+e) for x ≥ 0 and e/(1+e) below. */
     static FloatVector sigmoid(FloatVector v) {
-        FloatVector e = v.abs().neg().lanewise(VectorOperators.EXP);
-        FloatVector r = one().div(e.add(1f));
-        return r.blend(e.mul(r), v.lt(0f));
+        return VectorMath.sigmoid(v);
     }
 
     /** x·sigmoid(2u), u = √(2/π)(x + 0.044715x³): the same function as 0.5x(1 + tanh u). */
     static FloatVector geluTanh(FloatVector x) {
         FloatVector u2 = x.mul(x).mul(x).mul(GELU_TANH_CUBIC).add(x).mul(2f * SQRT_TWO_OVER_PI);
         return x.mul(sigmoid(u2));
+    }
+
+    /** x above 20 (PyTorch's threshold), else max(x, 0) + log1p(e^−|x|), which equals log1p(eˣ) without overflow. */
+    static FloatVector softplus(FloatVector x) {
+        FloatVector y = x.max(0f).add(VectorMath.exp(x.abs().neg()).lanewise(VectorOperators.LOG1P));
+        return y.blend(x, x.compare(VectorOperators.GT, SOFTPLUS_THRESHOLD));
     }
 
     // ---- binary ---------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.symbiont.core.backend;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.ops.Elementwise;
 
 /**
  * The fused tier of the backend SPI: hardware-aware ops whose defaults here are composed from
@@ -74,6 +75,29 @@ public interface FusedOps {
         Tensor gx = gxhat.sub(xhat.mul(gxhat.mul(xhat).mean(1, true))).mul(rstd);
         Tensor gw = weight == null ? null : gradY.mul(xhat).sum(0, false);
         return new NormGrads(gx, gw, null);
+    }
+
+    /**
+     * Gradient of GELU at x times gradY (same shape): d/dx x·Φ(x) = Φ(x) + x·φ(x) for the erf
+     * form; for the tanh form (u = √(2/π)(x + 0.044715x³)) 0.5(1 + tanh u) + 0.5x(1 − tanh²u)·u'.
+     */
+    default Tensor geluBackward(Tensor x, Tensor gradY, boolean tanhApproximation) {
+        if (tanhApproximation) {
+            double sqrtTwoOverPi = Math.sqrt(2 / Math.PI), cubic = 0.044715;
+            Tensor x2 = x.square();
+            Tensor t = x.add(x2.mul(x).mul(cubic)).mul(sqrtTwoOverPi).tanh();
+            Tensor du = x2.mul(3 * cubic).add(1.0).mul(sqrtTwoOverPi);
+            return gradY.mul(t.add(1.0).mul(0.5).add(x.mul(0.5).mul(t.square().neg().add(1.0)).mul(du)));
+        }
+        Tensor cdf = Elementwise.unary(UnaryOp.ERF, x.mul(Math.sqrt(0.5))).add(1.0).mul(0.5);
+        Tensor pdf = x.square().mul(-0.5).exp().mul(1 / Math.sqrt(2 * Math.PI));
+        return gradY.mul(cdf.add(x.mul(pdf)));
+    }
+
+    /** Gradient of SiLU at x times gradY (same shape): s·(1 + x(1 − s)) with s = sigmoid(x). */
+    default Tensor siluBackward(Tensor x, Tensor gradY) {
+        Tensor s = x.sigmoid();
+        return gradY.mul(s.mul(x.mul(s.neg().add(1.0)).add(1.0)));
     }
 
     /**

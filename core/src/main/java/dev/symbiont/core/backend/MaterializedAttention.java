@@ -13,11 +13,15 @@ import dev.symbiont.core.Tensor;
  * <p>Score-sized temporaries are released as soon as the next one exists, so the forward holds
  * at most two (batch, heads, sq, sk) buffers at once, the backward three — the memory a fused
  * kernel saves.
+ *
+ * <p>Public so that tests and benchmarks can run the reference on any backend (with that
+ * backend's matmul and elementwise kernels) next to the backend's own fused kernel.
  */
-final class MaterializedAttention {
+public final class MaterializedAttention {
     private MaterializedAttention() {}
 
-    static FusedOps.AttentionResult forward(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+    /** {@link FusedOps#attention}'s default: the same arguments, contract and result. */
+    public static FusedOps.AttentionResult forward(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         Backend be = q.backend();
         if (b == 0 || h == 0 || sq == 0 || sk == 0) {
@@ -36,7 +40,8 @@ final class MaterializedAttention {
         return new FusedOps.AttentionResult(out.reshape(b, h, sq, d), lse.reshape(b, h, sq));
     }
 
-    static FusedOps.AttentionGrads backward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
+    /** {@link FusedOps#attentionBackward}'s default: the same arguments, contract and result. */
+    public static FusedOps.AttentionGrads backward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
                                             double scale, Tensor out, Tensor logsumexp) {
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         int rows = (h / kvh) * sq;

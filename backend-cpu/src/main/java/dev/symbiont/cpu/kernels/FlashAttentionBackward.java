@@ -1,0 +1,148 @@
+package dev.symbiont.cpu.kernels;
+
+import dev.symbiont.cpu.CpuThreads;
+
+import java.util.Arrays;
+
+import static dev.symbiont.cpu.kernels.FlashAttention.BC;
+import static dev.symbiont.cpu.kernels.FlashAttention.BR;
+
+/**
+ * Scaled-dot-product attention, backward, FlashAttention-2 style (Dao 2023, Algorithm 2): the
+ * probabilities are never stored, they are recomputed block by block from q, k and the forward's
+ * logsumexp. First D = rowsum(dO ∘ O) per query row; then each task owns a block of keys of one
+ * kv head and, for every query block of every query head that reads it,
+ *
+ * <pre>
+ *   P  = exp(S − lse)            S = (q·scale)·kᵀ + mask, causal
+ *   dV += Pᵀ·dO
+ *   dP = dO·vᵀ
+ *   dS = P ∘ (dP − D)
+ *   dK += dSᵀ·(q·scale)
+ *   dQ += dS·k                   (times scale once at the end)
+ * </pre>
+ *
+ * dK and dV of the block are summed over the grouped query heads in the task's own buffers and
+ * stored once, so no two tasks write the same key rows. dQ rows receive a term from every key
+ * block: when there are enough kv heads for the pool, one task takes all key blocks of a kv head
+ * and adds into dQ directly; otherwise a kv head's key blocks are dealt round-robin to a few
+ * tasks (which also balances causal work), each with its own partial dQ, summed at the end.
+ * No buffer of size sq×sk exists at any point.
+ */
+public final class FlashAttentionBackward {
+    private FlashAttentionBackward() {}
+
+    /**
+     * dq (batch, heads, sq, d), dk and dv (batch, kvHeads, sk, d): contiguous and zero on entry.
+     *
+     * @param out     the forward's output; {@code gradOut} its gradient (rows of d consecutive elements)
+     * @param lse     the forward's logsumexp, contiguous (batch, heads, sq)
+     */
+    public static void backward(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
+                                boolean causal, float scale, HeadRows out, HeadRows gradOut, float[] lse,
+                                float[] dq, float[] dk, float[] dv) {
+        int d = dims.d(), sq = dims.sq(), heads = dims.heads();
+        float[] rowDot = new float[dims.batch() * heads * sq];
+        Parallel.forRange(rowDot.length, Parallel.rowGrain(d), (from, to) -> {
+            for (int row = from; row < to; row++) {
+                int bh = row / sq, i = row % sq, b = bh / heads, h = bh % heads;
+                rowDot[row] = tm.dot(gradOut.data(), gradOut.row(b, h, i), out.data(), out.row(b, h, i), d);
+            }
+        });
+
+        int kvCount = dims.batch() * dims.kvHeads(), keyBlocks = (dims.sk() + BC - 1) / BC;
+        int wanted = (2 * CpuThreads.parallelism() + kvCount - 1) / Math.max(kvCount, 1);
+        int splits = Math.max(1, Math.min(wanted, keyBlocks));
+        int groupRows = dims.group() * sq;
+        float[][] partial = splits > 1 ? new float[kvCount * splits][] : null;
+        Parallel.forRange(kvCount * splits, 1, (from, to) -> {
+            Scratch s = new Scratch(d);
+            for (int item = from; item < to; item++) {
+                int kv = item / splits, split = item % splits;
+                float[] target = dq;
+                int targetBase = (kv / dims.kvHeads() * heads + kv % dims.kvHeads() * dims.group()) * sq * d;
+                if (partial != null) {
+                    target = partial[item] = new float[groupRows * d];
+                    targetBase = 0;
+                }
+                for (int kb = split; kb < keyBlocks; kb += splits) {
+                    keyBlock(tm, dims, q, k, v, mask, causal, scale, gradOut, lse, rowDot, kv, kb * BC, s, target, targetBase, dk, dv);
+                }
+            }
+        });
+
+        // dQ = scale · Σ over splits of the partial sums
+        Parallel.forRange(kvCount * groupRows, Parallel.rowGrain(d), (from, to) -> {
+            for (int row = from; row < to; row++) {
+                int kv = row / groupRows, local = row % groupRows;
+                int base = ((kv / dims.kvHeads() * heads + kv % dims.kvHeads() * dims.group()) * sq) * d + local * d;
+                if (partial == null) {
+                    tm.scale(dq, base, scale, dq, base, d);
+                    continue;
+                }
+                for (int sp = 0; sp < splits; sp++) {
+                    float[] p = partial[kv * splits + sp];
+                    for (int c = 0; c < d; c++) dq[base + c] += p[local * d + c];
+                }
+                tm.scale(dq, base, scale, dq, base, d);
+            }
+        });
+    }
+
+    /** One task's blocks. */
+    private static final class Scratch {
+        final float[] qs, kt, vt, dkAcc, dvAcc, p = new float[BR * BC], dp = new float[BR * BC];
+
+        Scratch(int d) {
+            qs = new float[BR * d];
+            kt = new float[d * BC];
+            vt = new float[d * BC];
+            dkAcc = new float[BC * d];
+            dvAcc = new float[BC * d];
+        }
+    }
+
+    /** Keys [j0, j0 + BC) of kv head {@code kv} (= b·kvHeads + kh) against every query that sees them. */
+    private static void keyBlock(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
+                                 boolean causal, float scale, HeadRows gradOut, float[] lse, float[] rowDot,
+                                 int kv, int j0, Scratch t, float[] dq, int dqBase, float[] dk, float[] dv) {
+        int d = dims.d(), sq = dims.sq(), b = kv / dims.kvHeads(), kh = kv % dims.kvHeads();
+        int bc = Math.min(BC, dims.sk() - j0);
+        float[] p = t.p, dp = t.dp;
+        FlashAttention.transposeRows(k, b, kh, j0, bc, d, t.kt);
+        FlashAttention.transposeRows(v, b, kh, j0, bc, d, t.vt);
+        Arrays.fill(t.dkAcc, 0, bc * d, 0f);
+        Arrays.fill(t.dvAcc, 0, bc * d, 0f);
+        int firstQuery = causal ? Math.max(0, j0 - dims.shift()) : 0; // earlier queries see none of these keys
+        for (int g = 0; g < dims.group(); g++) {
+            int h = kh * dims.group() + g, bh = b * dims.heads() + h;
+            for (int i0 = firstQuery; i0 < sq; i0 += BR) {
+                int br = Math.min(BR, sq - i0);
+                for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
+                tm.mulAdd(br, bc, d, t.qs, 0, d, 1, t.kt, 0, BC, p, 0, BC, false);
+                for (int r = 0; r < br; r++) {
+                    int row = r * BC, i = i0 + r;
+                    float rowLse = lse[bh * sq + i];
+                    if (rowLse == Float.NEGATIVE_INFINITY) { // a row with no visible key: no gradient
+                        Arrays.fill(p, row, row + bc, 0f);
+                        continue;
+                    }
+                    if (mask != null) tm.addStrided(p, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
+                    int visible = causal ? Math.max(0, Math.min(bc, dims.keyEnd(true, i) - j0)) : bc;
+                    if (visible < bc) Arrays.fill(p, row + visible, row + bc, Float.NEGATIVE_INFINITY);
+                    tm.expSum(p, row, bc, rowLse);
+                }
+                int doRow = gradOut.row(b, h, i0);
+                tm.mulAdd(br, bc, d, gradOut.data(), doRow, gradOut.rowStride(), 1, t.vt, 0, BC, dp, 0, BC, false);
+                tm.mulAdd(bc, d, br, p, 0, 1, BC, gradOut.data(), doRow, gradOut.rowStride(), t.dvAcc, 0, d, true);
+                for (int r = 0; r < br; r++) tm.softmaxGrad(p, dp, r * BC, bc, rowDot[bh * sq + i0 + r]);
+                tm.mulAdd(bc, d, br, dp, 0, 1, BC, t.qs, 0, d, t.dkAcc, 0, d, true);
+                tm.mulAdd(br, d, bc, dp, 0, BC, 1, k.data(), k.row(b, kh, j0), k.rowStride(),
+                        dq, dqBase + (g * sq + i0) * d, d, true);
+            }
+        }
+        int dst = (kv * dims.sk() + j0) * d;
+        System.arraycopy(t.dkAcc, 0, dk, dst, bc * d);
+        System.arraycopy(t.dvAcc, 0, dv, dst, bc * d);
+    }
+}

@@ -1,0 +1,223 @@
+package dev.symbiont.cpu;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.FusedOps;
+import dev.symbiont.core.backend.MaterializedAttention;
+import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.reference.ReferenceBackend;
+import dev.symbiont.cpu.gemm.GemmPath;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The tiled FlashAttention forward and backward against the materialised reference
+ * ({@link FusedOps#attention}'s default), with the Vector API on and on the scalar twin:
+ * output, logsumexp and all three gradients within 1e-4, over causal and not, lengths that are
+ * not multiples of the block, sq ≠ sk, head_dim 32/64/128, grouped-query heads, masks and
+ * non-contiguous inputs. And the point of it all: peak memory.
+ */
+class CpuAttentionTest {
+    private static final double MAX_ABS_ERROR = 1e-4;
+    private static final ReferenceBackend REF = new ReferenceBackend();
+    private static final CpuBackend VECTOR = new CpuBackend(GemmPath.VECTOR, true);
+    private static final CpuBackend SCALAR = new CpuBackend(GemmPath.EJML, false);
+
+    /** What a case feeds the kernel: data made on a backend, so both sides see the same values and layouts. */
+    private record Case(String name, int batch, int heads, int kvHeads, int sq, int sk, int d, boolean causal,
+                        Function<Backend, Tensor> mask, boolean transposed) {}
+
+    private static Case plain(int heads, int kvHeads, int sq, int sk, int d, boolean causal) {
+        return new Case("h" + heads + "/" + kvHeads + " sq" + sq + " sk" + sk + " d" + d + (causal ? " causal" : ""),
+                2, heads, kvHeads, sq, sk, d, causal, null, false);
+    }
+
+    /** The inputs of a case on backend {@code be}: q, k, v, gradOut, mask (or null). */
+    private static Tensor[] inputs(Case c, Backend be) {
+        try (var scope = Backends.use(be)) {
+            Generator g = new Generator(c.sq() * 31L + c.sk() * 7L + c.d());
+            Tensor q, k, v, gradOut;
+            if (c.transposed()) { // (batch, seq, heads, d) projections seen as (batch, heads, seq, d); v with d strided
+                q = Tensor.randn(g, c.batch(), c.sq(), c.heads(), c.d()).transpose(1, 2);
+                k = Tensor.randn(g, c.batch(), c.sk(), c.kvHeads(), c.d()).transpose(1, 2);
+                v = Tensor.randn(g, c.batch(), c.kvHeads(), c.d(), c.sk()).transpose(2, 3);
+                gradOut = Tensor.randn(g, c.batch(), c.sq(), c.heads(), c.d()).transpose(1, 2);
+            } else {
+                q = Tensor.randn(g, c.batch(), c.heads(), c.sq(), c.d());
+                k = Tensor.randn(g, c.batch(), c.kvHeads(), c.sk(), c.d());
+                v = Tensor.randn(g, c.batch(), c.kvHeads(), c.sk(), c.d());
+                gradOut = Tensor.randn(g, c.batch(), c.heads(), c.sq(), c.d());
+            }
+            Tensor mask = c.mask() == null ? null : c.mask().apply(be);
+            if (mask != null) mask = mask.detach();
+            return new Tensor[] {q, k, v, gradOut, mask};
+        }
+    }
+
+    /** Output, logsumexp, dq, dk, dv of the fused ops on {@code be}. */
+    private static float[][] run(Case c, Backend be) {
+        Tensor[] in = inputs(c, be);
+        Tensor q = in[0], k = in[1], v = in[2], gradOut = in[3], mask = in[4];
+        Tensor expanded = mask == null ? null : mask.expand(c.batch(), c.heads(), c.sq(), c.sk());
+        double scale = 1 / Math.sqrt(c.d());
+        FusedOps.AttentionResult r = be.attention(q, k, v, expanded, c.causal(), scale);
+        FusedOps.AttentionGrads gr = be.attentionBackward(gradOut, q, k, v, expanded, c.causal(), scale, r.output(), r.logsumexp());
+        assertArrayEquals(q.shape(), r.output().shape(), c.name() + ": output shape");
+        assertArrayEquals(k.shape(), gr.dk().shape(), c.name() + ": dk shape");
+        return new float[][] {r.output().toFloatArray(), r.logsumexp().toFloatArray(),
+                gr.dq().toFloatArray(), gr.dk().toFloatArray(), gr.dv().toFloatArray()};
+    }
+
+    private static void assertFlashMatchesReference(Case c) {
+        float[][] expected = run(c, REF);
+        for (CpuBackend cpu : new CpuBackend[] {VECTOR, SCALAR}) {
+            float[][] actual = run(c, cpu);
+            String[] parts = {"output", "logsumexp", "dq", "dk", "dv"};
+            for (int p = 0; p < parts.length; p++) {
+                assertClose(c.name() + " on " + cpu + ": " + parts[p], expected[p], actual[p]);
+            }
+        }
+    }
+
+    private static void assertClose(String what, float[] expected, float[] actual) {
+        assertEquals(expected.length, actual.length, what + ": length");
+        for (int i = 0; i < expected.length; i++) {
+            float e = expected[i], a = actual[i];
+            if (Float.isInfinite(e) ? e != a : !(Math.abs(e - a) <= MAX_ABS_ERROR)) {
+                fail(what + ": element " + i + " is " + a + ", reference " + e);
+            }
+        }
+    }
+
+    // ---- shapes ----------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "sq {0}, sk {1}, causal {2}")
+    @CsvSource({
+            "64, 64, false", "64, 64, true",
+            "100, 100, false", "100, 100, true",      // not a multiple of the block
+            "37, 150, false", "37, 150, true",        // fewer queries than keys: bottom-right causal
+            "150, 37, true",                          // more queries: the first 113 rows see no key
+            "1, 200, true", "200, 1, false",          // a decode step; a single key
+            "129, 65, false"})
+    void flashMatchesReferenceOnOddAndUnequalLengths(int sq, int sk, boolean causal) {
+        assertFlashMatchesReference(plain(2, 2, sq, sk, 32, causal));
+    }
+
+    @ParameterizedTest(name = "head_dim {0}")
+    @ValueSource(ints = {32, 64, 128, 40, 1})
+    void flashMatchesReferenceForEveryHeadDim(int d) {
+        assertFlashMatchesReference(plain(2, 2, 70, 90, d, true));
+        assertFlashMatchesReference(plain(2, 2, 70, 90, d, false));
+    }
+
+    @ParameterizedTest(name = "heads {0}/{1}")
+    @CsvSource({"4, 2", "4, 1", "6, 3"})
+    void flashMatchesReferenceWithGroupedQueryHeads(int heads, int kvHeads) {
+        assertFlashMatchesReference(plain(heads, kvHeads, 80, 130, 32, true));
+        assertFlashMatchesReference(plain(heads, kvHeads, 80, 130, 32, false));
+    }
+
+    @Test
+    void flashSplitsTheKeysOfASingleKvHeadAcrossTasksWithoutLosingGradient() {
+        // batch 1, one kv head, 4 key blocks: the backward deals key blocks to several tasks with partial dQ
+        Case c = new Case("single kv head", 1, 3, 1, 200, 256, 32, true, null, false);
+        assertFlashMatchesReference(c);
+        assertFlashMatchesReference(new Case("single kv head, not causal", 1, 1, 1, 65, 300, 64, false, null, false));
+    }
+
+    // ---- masks and layouts -----------------------------------------------------------------------
+
+    @ParameterizedTest(name = "causal {0}")
+    @ValueSource(booleans = {false, true})
+    void flashMatchesReferenceWithAdditiveAndKeyPaddingMasks(boolean causal) {
+        assertFlashMatchesReference(new Case("additive bias", 2, 4, 2, 70, 100, 32, causal,
+                be -> Tensor.randn(new Generator(3), 2, 4, 70, 100), false));
+        assertFlashMatchesReference(new Case("2-D bias", 2, 2, 2, 70, 100, 32, causal,
+                be -> Tensor.randn(new Generator(4), 70, 100), false));
+        assertFlashMatchesReference(new Case("key padding", 2, 4, 2, 70, 100, 32, causal, be -> {
+            float[] m = new float[2 * 100];
+            for (int j = 80; j < 100; j++) m[j] = Float.NEGATIVE_INFINITY;  // batch 0: last 20 keys padded
+            for (int j = 0; j < 100; j++) m[100 + j] = Float.NEGATIVE_INFINITY; // batch 1: every key padded
+            return Tensor.fromArray(m, 2, 1, 1, 100);
+        }, false));
+    }
+
+    @ParameterizedTest(name = "causal {0}")
+    @ValueSource(booleans = {false, true})
+    void flashMatchesReferenceOnNonContiguousInputs(boolean causal) {
+        assertFlashMatchesReference(new Case("transposed projections", 2, 4, 2, 70, 90, 32, causal, null, true));
+        assertFlashMatchesReference(new Case("transposed with mask", 2, 2, 2, 65, 65, 64, causal,
+                be -> Tensor.randn(new Generator(5), 2, 1, 65, 65), true));
+    }
+
+    @Test
+    void throughAutogradTheCpuBackendGivesTheReferenceGradients() {
+        Case c = plain(4, 2, 33, 47, 16, true);
+        float[][] expected = autograd(c, REF), actual = autograd(c, VECTOR);
+        for (int p = 0; p < expected.length; p++) assertClose("autograd part " + p, expected[p], actual[p]);
+    }
+
+    private static float[][] autograd(Case c, Backend be) {
+        try (var scope = Backends.use(be)) {
+            Tensor[] in = inputs(c, be);
+            Tensor q = in[0].requiresGrad(true), k = in[1].requiresGrad(true), v = in[2].requiresGrad(true);
+            Tensor out = Tensor.scaledDotProductAttention(q, k, v, null, c.causal());
+            out.backward(in[3].contiguous());
+            return new float[][] {out.toFloatArray(), q.grad().toFloatArray(), k.grad().toFloatArray(), v.grad().toFloatArray()};
+        }
+    }
+
+    // ---- memory ----------------------------------------------------------------------------------
+
+    /** The CPU backend with attention on the materialised reference: same GEMM and softmax, only attention differs. */
+    static final class MaterializedCpu extends CpuBackend {
+        @Override
+        public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+            return MaterializedAttention.forward(q, k, v, mask, causal, scale);
+        }
+
+        @Override
+        public AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
+                                                double scale, Tensor out, Tensor logsumexp) {
+            return MaterializedAttention.backward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
+        }
+    }
+
+    /**
+     * seq 2048, batch 1, 8 heads, head_dim 64: each score-sized tensor is 8·2048²·4 B = 128 MiB.
+     * (The benchmark report runs seq 4096, where the reference needs 512 MiB per score tensor.)
+     */
+    @Test
+    void flashForwardAndBackwardPeakUnderAnEighthOfTheReference() {
+        long reference = peakBytes(new MaterializedCpu(), 2048);
+        long flash = peakBytes(new CpuBackend(), 2048);
+        assertTrue(reference >= 2L * 8 * 2048 * 2048 * 4, "the reference holds at least two score tensors: " + reference);
+        assertTrue(flash * 8 < reference, "flash peak " + flash + " B vs reference " + reference + " B");
+    }
+
+    /** Peak bytes of one forward + backward, inputs and gradients included, counted exactly. */
+    static long peakBytes(Backend be, int seq) {
+        try (var scope = Backends.use(be); var exact = MemoryTracker.exactPeaks()) {
+            Generator g = new Generator(1);
+            Tensor q = Tensor.randn(g, 1, 8, seq, 64).requiresGrad(true);
+            Tensor k = Tensor.randn(g, 1, 8, seq, 64).requiresGrad(true);
+            Tensor v = Tensor.randn(g, 1, 8, seq, 64).requiresGrad(true);
+            Tensor gradOut = Tensor.randn(g, 1, 8, seq, 64);
+            be.resetPeakMemory();
+            Tensor out = Tensor.scaledDotProductAttention(q, k, v, null, true);
+            out.backward(gradOut);
+            return be.memory().peakBytes();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.symbiont.nn.attention;
+
+import dev.symbiont.core.Tensor;
+import org.junit.jupiter.api.Test;
+
+import static dev.symbiont.nn.attention.AttentionTesting.assertClose;
+import static dev.symbiont.nn.attention.AttentionTesting.randn;
+import static org.junit.jupiter.api.Assertions.*;
+
+class RotaryEmbeddingTest {
+    private final RotaryEmbedding rope = new RotaryEmbedding(8, 64, 10_000);
+
+    /** q at position m and k at position n, one head of width 8: their dot product. */
+    private double score(Tensor q, int m, Tensor k, int n) {
+        return rope.apply(q, m).mul(rope.apply(k, n)).sum().item();
+    }
+
+    @Test
+    void should_make_the_score_depend_only_on_the_position_difference() {
+        Tensor q = randn(1, 1, 1, 1, 8), k = randn(2, 1, 1, 1, 8);
+        for (int delta : new int[] {0, 1, 5, 17}) {
+            double reference = score(q, delta, k, 0);
+            for (int shift : new int[] {3, 11, 40}) {
+                assertEquals(reference, score(q, delta + shift, k, shift), 1e-4, "delta " + delta + ", shift " + shift);
+            }
+        }
+        assertNotEquals(score(q, 0, k, 0), score(q, 5, k, 0), 1e-3, "the score must depend on the difference");
+    }
+
+    @Test
+    void should_preserve_the_norm_of_every_head_vector() {
+        Tensor x = randn(3, 2, 3, 10, 8);
+        Tensor y = rope.apply(x, 7);
+        float[] nx = x.square().sum(-1, false).toFloatArray(), ny = y.square().sum(-1, false).toFloatArray();
+        assertClose(nx, ny, 1e-4, "squared norms");
+    }
+
+    @Test
+    void should_rotate_half_pairs_by_position_times_frequency() {
+        Tensor x = randn(4, 1, 1, 1, 8);
+        float[] v = x.toFloatArray(), y = rope.apply(x, 5).toFloatArray();
+        for (int j = 0; j < 4; j++) {
+            double angle = 5 * Math.pow(10_000, -2.0 * j / 8);
+            assertEquals(v[j] * Math.cos(angle) - v[j + 4] * Math.sin(angle), y[j], 1e-5, "first half " + j);
+            assertEquals(v[j + 4] * Math.cos(angle) + v[j] * Math.sin(angle), y[j + 4], 1e-5, "second half " + j);
+        }
+        assertClose(x, rope.apply(x, 0), 0, "position 0 is the identity");
+    }
+
+    @Test
+    void should_apply_at_an_offset_as_the_matching_rows_of_a_longer_sequence() {
+        Tensor x = randn(5, 2, 2, 9, 8);
+        Tensor full = rope.apply(x, 0);
+        Tensor tail = rope.apply(x.narrow(2, 4, 5), 4);
+        assertClose(full.narrow(2, 4, 5).contiguous(), tail, 0, "rows 4..8");
+    }
+
+    @Test
+    void should_keep_its_tables_out_of_the_state_dict() {
+        assertTrue(rope.stateDict().isEmpty());
+    }
+
+    @Test
+    void should_reject_positions_past_the_table_and_bad_sizes() {
+        var e = assertThrows(IllegalArgumentException.class, () -> rope.apply(Tensor.zeros(1, 1, 4, 8), 61));
+        assertTrue(e.getMessage().contains("[61, 65)") && e.getMessage().contains("64"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> rope.apply(Tensor.zeros(1, 4, 6), 0));
+        assertTrue(e.getMessage().contains("[1, 4, 6]"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new RotaryEmbedding(7, 16, 10_000));
+    }
+}
