@@ -34,10 +34,11 @@ import java.util.Arrays;
  * another config with {@code loadStateDict(state, true)} fails listing every differing key.
  *
  * <p>Initialisation follows GPT-2 (§2.3, as in nanoGPT): weights ~ N(0, 0.02²), biases 0, and the
- * projections that write into the residual stream ~ N(0, (0.02/√(2L))²).
+ * projections that write into the residual stream ~ N(0, (0.02/√(2L))²); norms start at 1.
  */
 public final class Gpt extends Module {
-    private static final double INIT_STD = 0.02;
+    /** GPT-2's standard deviation for initial weights. */
+    public static final double GPT2_INIT_STD = 0.02;
 
     private final GptConfig config;
     private final Embedding tokEmb, posEmb;
@@ -45,10 +46,19 @@ public final class Gpt extends Module {
     private final TransformerDecoder decoder;
     private final LmHead lmHead;
 
-    /** A model with weights drawn from the shared {@link Seed} generator. */
+    /** A model with GPT-2's initialisation, drawn from the shared {@link Seed} generator. */
     public Gpt(GptConfig config) { this(config, Seed.generator()); }
 
-    public Gpt(GptConfig config, Generator g) {
+    /** A model with GPT-2's initialisation (std 0.02), drawn from {@code g}. */
+    public Gpt(GptConfig config, Generator g) { this(config, g, GPT2_INIT_STD); }
+
+    /**
+     * A model whose weights are drawn from N(0, initStd²) (residual projections
+     * N(0, (initStd/√(2L))²)). GPT-2's 0.02 suits widths in the hundreds; tiny models train much
+     * faster from about 1/√dModel, where attention scores are not vanishingly small at the start.
+     */
+    public Gpt(GptConfig config, Generator g, double initStd) {
+        if (!(initStd > 0) || Double.isInfinite(initStd)) throw new IllegalArgumentException("Gpt: initStd must be positive, got " + initStd);
         this.config = config;
         this.tokEmb = module("tok_emb", new Embedding(config.vocab(), config.dModel(), g));
         this.posEmb = config.positions() == PositionKind.LEARNED ? module("pos_emb", new Embedding(config.maxSeq(), config.dModel(), g)) : null;
@@ -56,20 +66,20 @@ public final class Gpt extends Module {
         this.decoder = wrap(new TransformerDecoder(config.blockConfig(), config.layers(), g)); // keys blocks.*, norm_f.*
         Parameter head = config.tiedEmbeddings() ? tokEmb.weight() : new Parameter(Tensor.zeros(config.vocab(), config.dModel()));
         this.lmHead = module("lm_head", new LmHead(head));
-        initialise(g);
+        initialise(g, initStd);
     }
 
-    private void initialise(Generator g) {
+    private void initialise(Generator g, double std) {
         for (Module m : modules()) {
             if (m instanceof Linear l) {
-                l.weight().update(Init.normal(g, 0, INIT_STD, l.weight().shape()));
+                l.weight().update(Init.normal(g, 0, std, l.weight().shape()));
                 if (l.bias() != null) l.bias().update(Tensor.zeros(l.bias().shape()));
             } else if (m instanceof Embedding e) {
-                e.weight().update(Init.normal(g, 0, INIT_STD, e.weight().shape()));
+                e.weight().update(Init.normal(g, 0, std, e.weight().shape()));
             }
         }
-        if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, INIT_STD, config.vocab(), config.dModel()));
-        double residualStd = INIT_STD / Math.sqrt(2.0 * config.layers());
+        if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, std, config.vocab(), config.dModel()));
+        double residualStd = std / Math.sqrt(2.0 * config.layers());
         for (TransformerBlock block : decoder.blocks()) {
             for (Linear l : new Linear[] {block.attn().outProj(), block.mlp().outProj()}) {
                 l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));

@@ -8,8 +8,9 @@ import java.util.Arrays;
 
 /**
  * Additive attention masks: 0 where a query may attend, {@link #MASKED} where it may not. The
- * large finite value (rather than −∞) keeps a row with every key masked finite (uniform)
- * instead of NaN.
+ * value is large and finite rather than −∞ so that both attention paths agree: the fused op
+ * would zero a row whose every key is −∞, the materialised softmax would give NaN; with a
+ * finite value both give the same (uniform) row, and exp(MASKED − max) is exactly 0 otherwise.
  */
 public final class Masks {
     /** The additive value of a masked position. */

@@ -17,66 +17,71 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A 2-layer GPT learns the synthetic recall tasks with fixed seeds and step counts. */
+/**
+ * A 2-layer GPT learns the synthetic recall tasks that need an induction circuit (a previous-token
+ * head feeding a matching head), with fixed seeds and step counts: AdamW, warmup-cosine lr,
+ * clipping at 1, batch 64, init std 0.1 (≈ 1/√dModel: from GPT-2's 0.02 a model this narrow sits
+ * on a long plateau). Accuracy is the argmax at the scored positions of 512 held-out examples.
+ */
 class GptLearningTest {
-    static int STEPS = Integer.getInteger("steps", 400);
-    static int BATCH = Integer.getInteger("batch", 32);
-    static int SEQ = Integer.getInteger("seq", 16);
-    static int VOCAB = Integer.getInteger("vocab", 16);
-    static int D = Integer.getInteger("d", 32);
-    static double LR = Double.parseDouble(System.getProperty("lr", "3e-3"));
-    static String POS = System.getProperty("pos", "LEARNED");
+    private static final int BATCH = 64;
+    private static final double INIT_STD = 0.1;
 
+    /** vocab 16, seq 16, dModel 32, 2 heads, RoPE, 300 steps: the answer is the token after the trigger's first copy. */
     @Test
-    void should_solve_induction_heads() {
-        var task = new InductionHeadsTask(VOCAB, SEQ, 1_000_000, 1);
-        var eval = new InductionHeadsTask(VOCAB, SEQ, 512, 2);
-        GptConfig c = GptConfig.of(VOCAB, D, 2, 2, SEQ).withPositions(PositionKind.valueOf(POS));
-        double acc = train(c, task, eval, STEPS, BATCH, LR);
-        assertTrue(acc >= 0.95, "induction heads accuracy " + acc);
+    void should_learn_induction_heads() {
+        var train = new InductionHeadsTask(16, 16, 1_000_000, 1);
+        var eval = new InductionHeadsTask(16, 16, 512, 2);
+        GptConfig c = GptConfig.of(16, 32, 2, 2, 16).withPositions(PositionKind.ROPE);
+        double accuracy = train(c, train, eval, 300, 3e-3);
+        assertTrue(accuracy >= 0.95, "induction heads accuracy " + accuracy);
     }
 
+    /** vocab 17 (8 keys, 8 values), 4 pairs and 4 queries in 16 tokens, dModel 32, 2 heads, learned positions, 300 steps. */
     @Test
-    void should_solve_associative_recall() {
-        var task = new AssociativeRecallTask(VOCAB + 1, 4, 4, SEQ, 1_000_000, 1);
-        var eval = new AssociativeRecallTask(VOCAB + 1, 4, 4, SEQ, 512, 2);
-        GptConfig c = GptConfig.of(VOCAB + 1, D, 2, 2, SEQ).withPositions(PositionKind.valueOf(POS));
-        double acc = train(c, task, eval, STEPS, BATCH, LR);
-        assertTrue(acc >= 0.95, "associative recall accuracy " + acc);
+    void should_learn_associative_recall() {
+        var train = new AssociativeRecallTask(17, 4, 4, 16, 1_000_000, 1);
+        var eval = new AssociativeRecallTask(17, 4, 4, 16, 512, 2);
+        GptConfig c = GptConfig.of(17, 32, 2, 2, 16);
+        double accuracy = train(c, train, eval, 300, 3e-3);
+        assertTrue(accuracy >= 0.95, "associative recall accuracy " + accuracy);
     }
 
-    static double train(GptConfig c, SequenceTask task, SequenceTask eval, int steps, int batch, double lr) {
-        long t0 = System.nanoTime();
-        Gpt model = new Gpt(c, new Generator(7));
-        Optimizer opt = new AdamW(ParamGroup.splitDecay(model, 0.01), AdamW.options(lr));
+    /** Trains a fresh model on consecutive batches of {@code train}; returns its accuracy on {@code eval}. */
+    static double train(GptConfig c, SequenceTask train, SequenceTask eval, int steps, double lr) {
+        long start = System.nanoTime();
+        Gpt model = new Gpt(c, new Generator(7), INIT_STD);
+        Optimizer optimizer = new AdamW(ParamGroup.splitDecay(model, 0.01), AdamW.options(lr));
         LrSchedule schedule = LrSchedule.warmupCosine(lr, lr / 10, steps / 10, steps);
+        float loss = Float.NaN;
         for (int step = 0; step < steps; step++) {
-            SequenceBatch b = batch(task, step * batch, batch);
-            schedule.applyTo(opt, step);
-            Tensor loss = model.loss(b.input(), b.target());
-            loss.backward();
+            SequenceBatch b = batch(train, step * BATCH, BATCH);
+            schedule.applyTo(optimizer, step);
+            Tensor l = model.loss(b.input(), b.target());
+            l.backward();
             GradClip.clipGlobalNorm(model.trainableParameters(), 1.0);
-            opt.step();
-            opt.zeroGrad();
-            if (step % 100 == 0 || step == steps - 1) {
-                System.out.printf("step %d loss %.4f acc %.3f (%.1fs)%n", step, loss.item(), accuracy(model, eval), (System.nanoTime() - t0) / 1e9);
-            }
+            optimizer.step();
+            optimizer.zeroGrad();
+            loss = l.item();
         }
-        double acc = accuracy(model, eval);
-        System.out.printf("%s: %d steps, accuracy %.4f in %.1f s%n", task.getClass().getSimpleName(), steps, acc, (System.nanoTime() - t0) / 1e9);
-        return acc;
+        double accuracy = accuracy(model, eval);
+        System.out.printf(Locale.ROOT, "%s: %d steps, last loss %.4f, accuracy %.4f, %.1f s%n", train.getClass().getSimpleName(), steps,
+                loss, accuracy, (System.nanoTime() - start) / 1e9);
+        return accuracy;
     }
 
+    /** Examples start, start+1, ... (wrapping) collated into (size, seq) inputs and targets. */
     static SequenceBatch batch(SequenceTask task, int start, int size) {
-        List<SequenceExample> list = new ArrayList<>();
-        for (int i = 0; i < size; i++) list.add(task.get((start + i) % task.size()));
-        return SequenceExample.collate(list);
+        List<SequenceExample> examples = new ArrayList<>();
+        for (int i = 0; i < size; i++) examples.add(task.get((start + i) % task.size()));
+        return SequenceExample.collate(examples);
     }
 
-    /** Fraction of scored positions where the argmax logit is the target. */
+    /** Fraction of scored positions of the whole of {@code eval} where the argmax logit is the target. */
     static double accuracy(Gpt model, SequenceTask eval) {
         model.eval();
         int correct = 0, scored = 0;

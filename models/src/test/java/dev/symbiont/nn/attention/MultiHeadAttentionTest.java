@@ -131,6 +131,23 @@ class MultiHeadAttentionTest {
     }
 
     @Test
+    void should_match_the_fused_op_gradients_when_materialising_the_scores() {
+        Tensor mask = randn(18, 2, 1, 1, 7);
+        Tensor[] fused = gradients(true, mask), materialised = gradients(false, mask);
+        for (int i = 0; i < 3; i++) assertClose(fused[i], materialised[i], 1e-4, "gradient of " + "qkv".charAt(i));
+    }
+
+    /** Gradients of sum(attention · w) for a fixed random w, w.r.t. q, k and v, through either path. */
+    private static Tensor[] gradients(boolean fused, Tensor mask) {
+        Tensor q = randn(15, 2, 6, 3, 4).requiresGrad(true), k = randn(16, 2, 2, 7, 4).requiresGrad(true),
+                v = randn(17, 2, 2, 7, 4).requiresGrad(true);
+        Tensor y = fused ? Attention.scaledDotProductAttention(q, k, v, mask, true, 0.3)
+                : MaterializedAttention.attend(q, k, v, mask, true, 0.3, null);
+        y.mul(randn(19, 2, 6, 3, 4)).sum().backward();
+        return new Tensor[] {q.grad(), k.grad(), v.grad()};
+    }
+
+    @Test
     void should_drop_attention_probabilities_only_in_training() {
         MultiHeadAttention attn = new MultiHeadAttention(BASE.withDropout(0.5), new Generator(19));
         Tensor x = randn(20, 2, 5, 16);
