@@ -31,15 +31,16 @@ import java.util.Arrays;
  * The pure-Java CPU backend: the {@link ReferenceBackend} with its hot kernels replaced.
  * matmul goes through a {@link Gemm} (Vector API or EJML); unary, binary, reduce and the
  * fused softmax / layer norm / RMS norm run on Vector-API kernels ({@code dev.symbiont.cpu.kernels})
- * spread over the shared {@link CpuThreads#pool()} when the work is large.
+ * spread over the shared {@link CpuThreads#pool()} when the work is large. Scaled-dot-product
+ * attention runs on tiled FlashAttention kernels that never allocate the sq×sk scores.
  *
  * <p>Each override takes its fast path only for the layouts it is built for (contiguous
  * operands, a bias or row statistic broadcast with stride 0, reductions over trailing or
  * leading dims, softmax along the last dim) and otherwise calls the reference kernel, so
  * every input gives the reference's answer within float32 rounding. Without the
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
- * Vector kernels are never loaded: everything but matmul and data movement is the reference,
- * matmul is EJML. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * Vector kernels are never loaded: everything but matmul, attention and data movement is the
+ * reference, matmul is EJML, and attention keeps its tiled kernels on their scalar inner loops. Data movement (contiguous, copyInto, download, cast) always runs on the
  * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {

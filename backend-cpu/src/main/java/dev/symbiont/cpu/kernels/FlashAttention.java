@@ -1,5 +1,7 @@
 package dev.symbiont.cpu.kernels;
 
+import java.util.Arrays;
+
 /**
  * Scaled-dot-product attention, forward, tiled FlashAttention-style: each task takes a block of
  * {@value #BR} query rows of one head and streams the keys past it {@value #BC} at a time. Per
@@ -79,8 +81,8 @@ public final class FlashAttention {
         int br = Math.min(BR, dims.sq() - i0);
         float[] s = t.s, m = t.m, l = t.l;
         for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
-        java.util.Arrays.fill(m, Float.NEGATIVE_INFINITY);
-        java.util.Arrays.fill(l, 0f);
+        Arrays.fill(m, Float.NEGATIVE_INFINITY);
+        Arrays.fill(l, 0f);
         int outBase = (bh * dims.sq() + i0) * d;
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
         for (int j0 = 0; j0 < keyEnd; j0 += BC) {
@@ -91,10 +93,10 @@ public final class FlashAttention {
                 int row = r * BC, i = i0 + r;
                 if (mask != null) tm.addStrided(s, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
                 int visible = causal ? Math.max(0, Math.min(bc, dims.keyEnd(true, i) - j0)) : bc;
-                if (visible < bc) java.util.Arrays.fill(s, row + visible, row + bc, Float.NEGATIVE_INFINITY);
+                if (visible < bc) Arrays.fill(s, row + visible, row + bc, Float.NEGATIVE_INFINITY);
                 float mNew = Math.max(m[r], tm.max(s, row, bc));
                 if (mNew == Float.NEGATIVE_INFINITY) { // nothing visible yet: this block adds nothing
-                    java.util.Arrays.fill(s, row, row + bc, 0f);
+                    Arrays.fill(s, row, row + bc, 0f);
                     continue;
                 }
                 float alpha = (float) Math.exp(m[r] - mNew); // 0 when m was −∞
