@@ -41,7 +41,7 @@ final class TrainCommand implements Runnable {
     @Option(names = "--out", defaultValue = "runs/char-gpt", description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--steps", defaultValue = "1500", description = "Optimizer steps (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--steps", defaultValue = "600", description = "Optimizer steps (default: ${DEFAULT-VALUE}).")
     int steps;
 
     @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}).")
@@ -65,8 +65,11 @@ final class TrainCommand implements Runnable {
     @Option(names = "--lr", defaultValue = "3e-3", description = "Peak AdamW learning rate (default: ${DEFAULT-VALUE}).")
     double lr;
 
-    @Option(names = "--eval-every", defaultValue = "250", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
     int evalEvery;
+
+    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread (default: ${DEFAULT-VALUE}).")
+    double initStd;
 
     @Option(names = "--resume", description = "Continue from the checkpoint in --out when there is one.")
     boolean resume;
@@ -93,7 +96,8 @@ final class TrainCommand implements Runnable {
         System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
 
         GptConfig config = GptConfig.of(tokenizer.vocabSize(), dModel, layers, heads, context);
-        Gpt model = new Gpt(config, new Generator(common.seed));
+        // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
+        Gpt model = new Gpt(config, new Generator(common.seed), initStd);
         AdamW optimizer = new AdamW(ParamGroup.splitDecay(model, 0.1), AdamW.options(lr).betas(0.9, 0.99));
         var trainLoader = DataLoader.builder(new TokenWindows(trainIds, context, context / 2), SequenceExample::collate)
                 .batchSize(batch).shuffle(common.seed).dropLast(true).prefetch(2).name("train").build();
