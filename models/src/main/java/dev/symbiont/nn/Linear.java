@@ -34,6 +34,26 @@ public final class Linear extends Layer {
         return bias == null ? y : y.add(bias.value());
     }
 
+    /**
+     * Output features [from, from + count) only: x W[from:from+count]ᵀ + b[from:from+count].
+     * A fused projection (attention's qkv) split this way back-propagates into slices of the
+     * small weight instead of padding the large output's gradient.
+     *
+     * <p>x: (..., in) → (..., count).
+     */
+    public Tensor forwardRows(Tensor x, int from, int count) {
+        if (from < 0 || count <= 0 || from + count > out) {
+            throw new IllegalArgumentException("Linear(" + in + " → " + out + ").forwardRows: rows [" + from + ", " + (from + count)
+                    + ") are not inside [0, " + out + ")");
+        }
+        if (x.dim() == 0 || x.size(-1) != in) {
+            throw new IllegalArgumentException("Linear(" + in + " → " + out + "): input's last dim must be " + in + ", got shape "
+                    + java.util.Arrays.toString(x.shape()));
+        }
+        Tensor y = x.matmul(weight.value().narrow(0, from, count).t());
+        return bias == null ? y : y.add(bias.value().narrow(0, from, count));
+    }
+
     public Parameter weight() { return weight; }
 
     /** The bias, or null when built without one. */

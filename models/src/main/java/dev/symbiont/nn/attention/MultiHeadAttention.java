@@ -76,10 +76,11 @@ public final class MultiHeadAttention extends Module {
         int batch = x.size(0), seq = x.size(1), kvWidth = kvHeads * headDim;
         Tensor q, k, v;
         if (qkv != null) {
-            Tensor fused = qkv.forward(x);
-            q = fused.narrow(-1, 0, dModel);
-            k = fused.narrow(-1, dModel, kvWidth);
-            v = fused.narrow(-1, dModel + kvWidth, kvWidth);
+            // Three products with row slices of the one qkv weight: the same numbers as slicing
+            // x W_qkvᵀ, but backward pads the weight's small gradient, not the activations'.
+            q = qkv.forwardRows(x, 0, dModel);
+            k = qkv.forwardRows(x, dModel, kvWidth);
+            v = qkv.forwardRows(x, dModel + kvWidth, kvWidth);
         } else {
             q = qProj.forward(x);
             k = kProj.forward(x);
