@@ -177,14 +177,17 @@ public class CpuBackend extends ReferenceBackend {
         return activationBackward(UnaryOp.SILU, x, gradY);
     }
 
-    /** Vector kernels on, x and gradY non-empty float32 of one shape, both contiguous. */
+    /** Vector kernels on, x and gradY non-empty float32 of one shape. */
     private boolean activationReady(Tensor x, Tensor gradY) {
         return vector && x.numel() > 0 && x.dtype() == DType.FLOAT32 && gradY.dtype() == DType.FLOAT32
-                && x.isContiguous() && gradY.isContiguous() && Arrays.equals(x.shape(), gradY.shape());
+                && Arrays.equals(x.shape(), gradY.shape());
     }
 
+    /** Strided or broadcast operands (the gradient of a sum is an expanded scalar) are copied first: one pass, not nine. */
     private Tensor activationBackward(UnaryOp op, Tensor x, Tensor gradY) {
         String name = op.opName() + " backward";
+        x = x.contiguous();
+        gradY = gradY.contiguous();
         float[] xs = floats(name, x.storage(), x.layout()), gs = floats(name, gradY.storage(), gradY.layout());
         var out = newStorage(DType.FLOAT32, x.numel());
         VectorActivationGrads.backward(op, xs, x.layout().offset(), gs, gradY.layout().offset(), out.floats(), x.numel());

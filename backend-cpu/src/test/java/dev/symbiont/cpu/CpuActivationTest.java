@@ -146,7 +146,7 @@ class CpuActivationTest {
 
     @ParameterizedTest
     @EnumSource(Grad.class)
-    void stridedOrBroadcastOperandsTakeTheReferencePath(Grad grad) {
+    void stridedOrBroadcastOperandsMatchTheReference(Grad grad) {
         float[] x = random(7, 31 * 13, 4f), g = random(8, 31 * 13, 1f);
         Layout contiguous = Layout.contiguous(31, 13);
         Layout transposed = new Layout(new int[] {31, 13}, new int[] {1, 31}, 0);

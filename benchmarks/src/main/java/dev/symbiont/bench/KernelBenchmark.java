@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The CPU backend's vectorised, parallel kernels against their reference twins on a
- * (1024, 1024) float32 tensor: one elementwise, one broadcast binary, one reduction and the
- * fused softmax and layer norm (forward, and forward + backward).
+ * (1024, 1024) float32 tensor: one elementwise, one broadcast binary, one reduction, GELU
+ * (forward, and forward + backward through the fused gradient) and the fused softmax and layer
+ * norm (forward, and forward + backward).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -65,6 +66,16 @@ public class KernelBenchmark {
 
     @Benchmark
     public Tensor softmax() { return x.softmax(-1); }
+
+    @Benchmark
+    public Tensor gelu() { return x.gelu(); }
+
+    @Benchmark
+    public Tensor geluForwardBackward() {
+        xGrad.zeroGrad();
+        xGrad.gelu().sum().backward();
+        return xGrad.grad();
+    }
 
     @Benchmark
     public Tensor layerNorm() { return x.layerNorm(new int[] {COLS}, weight.detach(), null, 1e-5); }

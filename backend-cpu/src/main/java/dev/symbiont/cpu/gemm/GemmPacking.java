@@ -6,8 +6,9 @@ package dev.symbiont.cpu.gemm;
  * transposes are absorbed, and where edge panels are padded with zeros so the micro-kernel
  * only ever sees full tiles.
  *
- * <p>Plain Java, no Vector API: C2 auto-vectorises the contiguous cases well enough, and
- * packing is O(n²) against the kernel's O(n³).
+ * <p>Plain Java, no Vector API: packing is O(n²) against the kernel's O(n³). The one case
+ * where that was measurably slow — row-major A, whose stores land eight floats apart — has a
+ * vector twin, {@link VectorPacking}, which {@link VectorGemm} uses when it can.
  */
 final class GemmPacking {
 

@@ -152,7 +152,11 @@ public final class VectorGemm implements Gemm {
         float[] aBuf = s.a;
         for (int ic = r0; ic < r1; ic += MC) {
             int mc = Math.min(MC, r1 - ic);
-            GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
+            if (pr.aCs == 1 && VectorPacking.SUPPORTED) {
+                VectorPacking.packA(pr.a, pr.aOff, pr.aRs, ic, mc, pc, kc, aBuf);
+            } else {
+                GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
+            }
             for (int q = 0; q < panels; q++) {
                 int j = jc + q * NR;
                 int cols = Math.min(NR, nc - q * NR);

@@ -3,9 +3,6 @@ package dev.symbiont.cpu.kernels;
 import dev.symbiont.core.backend.UnaryOp;
 import jdk.incubator.vector.FloatVector;
 
-import java.util.EnumSet;
-import java.util.Set;
-
 import static dev.symbiont.cpu.kernels.VectorConstants.L;
 import static dev.symbiont.cpu.kernels.VectorConstants.S;
 
@@ -19,36 +16,53 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
 public final class VectorActivationGrads {
     private VectorActivationGrads() {}
 
-    /** Activations with a fused gradient kernel. */
-    public static final Set<UnaryOp> OPS = EnumSet.of(UnaryOp.GELU_ERF, UnaryOp.GELU_TANH, UnaryOp.SILU);
-
-    /** out[0, n) = g[gOff + i]·op'(x[xOff + i]). */
+    /** out[0, n) = g[gOff + i]·op'(x[xOff + i]) for op GELU_ERF, GELU_TANH or SILU. */
     public static void backward(UnaryOp op, float[] x, int xOff, float[] g, int gOff, float[] out, int n) {
         Parallel.forRange(n, Parallel.ELEMENT_GRAIN, (from, to) -> {
             int len = to - from, body = S.loopBound(len);
             run(op, x, xOff + from, g, gOff + from, out, from, body);
             if (body < len) {
                 int rest = len - body;
-                float[] tx = new float[L], tg = new float[L], to2 = new float[L];
+                float[] tx = new float[L], tg = new float[L], tout = new float[L];
                 System.arraycopy(x, xOff + from + body, tx, 0, rest);
                 System.arraycopy(g, gOff + from + body, tg, 0, rest);
-                run(op, tx, 0, tg, 0, to2, 0, L);
-                System.arraycopy(to2, 0, out, from + body, rest);
+                run(op, tx, 0, tg, 0, tout, 0, L);
+                System.arraycopy(tout, 0, out, from + body, rest);
             }
         });
     }
 
-    /** The op over {@code n} elements, n a multiple of the vector length. */
+    /**
+     * The op over {@code n} elements, n a multiple of the vector length: one method per op,
+     * loads first and the Vector API called directly (see {@link ElementLoops} on C2's node budget).
+     */
     private static void run(UnaryOp op, float[] x, int xo, float[] g, int go, float[] out, int oo, int n) {
         switch (op) {
-            case GELU_ERF -> { for (int i = 0; i < n; i += L) VectorMath.geluErfGrad(load(x, xo + i)).mul(load(g, go + i)).intoArray(out, oo + i); }
-            case GELU_TANH -> { for (int i = 0; i < n; i += L) VectorMath.geluTanhGrad(load(x, xo + i)).mul(load(g, go + i)).intoArray(out, oo + i); }
-            case SILU -> { for (int i = 0; i < n; i += L) VectorMath.siluGrad(load(x, xo + i)).mul(load(g, go + i)).intoArray(out, oo + i); }
+            case GELU_ERF -> geluErf(x, xo, g, go, out, oo, n);
+            case GELU_TANH -> geluTanh(x, xo, g, go, out, oo, n);
+            case SILU -> silu(x, xo, g, go, out, oo, n);
             default -> throw new IllegalArgumentException(op + " backward: no fused kernel");
         }
     }
 
-    private static FloatVector load(float[] a, int offset) {
-        return FloatVector.fromArray(S, a, offset);
+    private static void geluErf(float[] x, int xo, float[] g, int go, float[] out, int oo, int n) {
+        for (int i = 0; i < n; i += L) {
+            FloatVector gv = FloatVector.fromArray(S, g, go + i);
+            VectorMath.geluErfGrad(FloatVector.fromArray(S, x, xo + i)).mul(gv).intoArray(out, oo + i);
+        }
+    }
+
+    private static void geluTanh(float[] x, int xo, float[] g, int go, float[] out, int oo, int n) {
+        for (int i = 0; i < n; i += L) {
+            FloatVector gv = FloatVector.fromArray(S, g, go + i);
+            VectorMath.geluTanhGrad(FloatVector.fromArray(S, x, xo + i)).mul(gv).intoArray(out, oo + i);
+        }
+    }
+
+    private static void silu(float[] x, int xo, float[] g, int go, float[] out, int oo, int n) {
+        for (int i = 0; i < n; i += L) {
+            FloatVector gv = FloatVector.fromArray(S, g, go + i);
+            VectorMath.siluGrad(FloatVector.fromArray(S, x, xo + i)).mul(gv).intoArray(out, oo + i);
+        }
     }
 }

@@ -98,7 +98,8 @@ public final class VectorNorms {
     /**
      * Per row: xhat = (x − mean)·rstd, gxhat = g·w,
      * gx = (gxhat − [mean(gxhat)] − xhat·mean(gxhat·xhat))·rstd, the bracket only for layer norm;
-     * gw += g·xhat, gb += g.
+     * gw += g·xhat, gb += g. Two passes over the row ({@link #rowSums}, {@link #rowGrad}), each a
+     * method of its own so C2 compiles it whole (see {@link ElementLoops} on its node budget).
      */
     private static void backward(Rows g, Rows x, int rows, int cols, float[] w, int wOff, Rows mean, Rows rstd,
                                  float[] gx, float[] gw, float[] gb) {
@@ -106,39 +107,14 @@ public final class VectorNorms {
         double[][] gwTotals = gw == null ? null : new double[chunks][cols];
         double[][] gbTotals = gb == null ? null : new double[chunks][cols];
         Parallel.forChunks(rows, grain, (chunk, from, to) -> {
-            float[] xhat = new float[cols], gxhat = new float[cols];
             float[] gwPart = gw == null ? null : new float[cols], gbPart = gb == null ? null : new float[cols];
-            float[] xd = x.data(), gd = g.data();
-            int bd = S.loopBound(cols);
+            float[] sums = new float[2];
             for (int r = from; r < to; r++) {
-                int xs = x.start(r), gs = g.start(r), os = r * cols;
                 float mu = mean == null ? 0f : mean.data()[mean.start(r)];
                 float rs = rstd.data()[rstd.start(r)];
-                int i = 0;
-                for (; i < bd; i += L) load(xd, xs + i).sub(mu).mul(rs).intoArray(xhat, i);
-                for (; i < cols; i++) xhat[i] = (xd[xs + i] - mu) * rs;
-                if (w == null) {
-                    System.arraycopy(gd, gs, gxhat, 0, cols);
-                } else {
-                    for (i = 0; i < bd; i += L) load(gd, gs + i).mul(load(w, wOff + i)).intoArray(gxhat, i);
-                    for (; i < cols; i++) gxhat[i] = gd[gs + i] * w[wOff + i];
-                }
-                float a = mean == null ? 0f : VectorReductions.sum(gxhat, 0, cols) / cols;
-                float c = VectorReductions.dot(gxhat, 0, xhat, 0, cols) / cols;
-                for (i = 0; i < bd; i += L) {
-                    FloatVector gh = load(gxhat, i);
-                    if (mean != null) gh = gh.sub(a);
-                    gh.sub(load(xhat, i).mul(c)).mul(rs).intoArray(gx, os + i);
-                }
-                for (; i < cols; i++) gx[os + i] = ((mean != null ? gxhat[i] - a : gxhat[i]) - xhat[i] * c) * rs;
-                if (gwPart != null) {
-                    for (i = 0; i < bd; i += L) load(gd, gs + i).fma(load(xhat, i), load(gwPart, i)).intoArray(gwPart, i);
-                    for (; i < cols; i++) gwPart[i] += gd[gs + i] * xhat[i];
-                }
-                if (gbPart != null) {
-                    for (i = 0; i < bd; i += L) load(gbPart, i).add(load(gd, gs + i)).intoArray(gbPart, i);
-                    for (; i < cols; i++) gbPart[i] += gd[gs + i];
-                }
+                rowSums(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, gwPart, gbPart, sums);
+                float a = mean == null ? 0f : sums[0] / cols, c = sums[1] / cols;
+                rowGrad(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, a, c, gx, r * cols);
                 if ((r - from + 1) % FLUSH == 0 || r == to - 1) {
                     if (gwPart != null) flush(gwPart, gwTotals[chunk]);
                     if (gbPart != null) flush(gbPart, gbTotals[chunk]);
@@ -147,6 +123,57 @@ public final class VectorNorms {
         });
         if (gw != null) combine(gwTotals, gw);
         if (gb != null) combine(gbTotals, gb);
+    }
+
+    /**
+     * sums = {Σ gxhat, Σ gxhat·xhat} over one row (float vectors, each block of
+     * {@link VectorReductions#SUM_BLOCK} handed to a double), and gwPart += g·xhat, gbPart += g
+     * (either may be null). w null means gxhat = g.
+     */
+    private static void rowSums(float[] gd, int gs, float[] xd, int xs, int cols, float[] w, int wOff, float mu, float rs,
+                                float[] gwPart, float[] gbPart, float[] sums) {
+        double sumG = 0, sumGx = 0;
+        for (int start = 0; start < cols; start += VectorReductions.SUM_BLOCK) {
+            int end = Math.min(cols, start + VectorReductions.SUM_BLOCK), i = start;
+            FloatVector sg = FloatVector.zero(S), sgx = FloatVector.zero(S);
+            for (int bd = start + S.loopBound(end - start); i < bd; i += L) {
+                FloatVector gv = FloatVector.fromArray(S, gd, gs + i);
+                FloatVector xh = FloatVector.fromArray(S, xd, xs + i).sub(mu).mul(rs);
+                FloatVector gh = w == null ? gv : gv.mul(FloatVector.fromArray(S, w, wOff + i));
+                sg = sg.add(gh);
+                sgx = gh.fma(xh, sgx);
+                if (gwPart != null) gv.fma(xh, FloatVector.fromArray(S, gwPart, i)).intoArray(gwPart, i);
+                if (gbPart != null) gv.add(FloatVector.fromArray(S, gbPart, i)).intoArray(gbPart, i);
+            }
+            float pg = VectorReductions.addLanes(sg), pgx = VectorReductions.addLanes(sgx);
+            for (; i < end; i++) {
+                float gv = gd[gs + i], xh = (xd[xs + i] - mu) * rs, gh = w == null ? gv : gv * w[wOff + i];
+                pg += gh;
+                pgx += gh * xh;
+                if (gwPart != null) gwPart[i] += gv * xh;
+                if (gbPart != null) gbPart[i] += gv;
+            }
+            sumG += pg;
+            sumGx += pgx;
+        }
+        sums[0] = (float) sumG;
+        sums[1] = (float) sumGx;
+    }
+
+    /** gx[os, os + cols) = (g·w − a − xhat·c)·rs, with xhat = (x − mu)·rs recomputed. */
+    private static void rowGrad(float[] gd, int gs, float[] xd, int xs, int cols, float[] w, int wOff, float mu, float rs,
+                                float a, float c, float[] gx, int os) {
+        int i = 0;
+        for (int bd = S.loopBound(cols); i < bd; i += L) {
+            FloatVector gv = FloatVector.fromArray(S, gd, gs + i);
+            FloatVector xh = FloatVector.fromArray(S, xd, xs + i).sub(mu).mul(rs);
+            FloatVector gh = w == null ? gv : gv.mul(FloatVector.fromArray(S, w, wOff + i));
+            gh.sub(a).sub(xh.mul(c)).mul(rs).intoArray(gx, os + i);
+        }
+        for (; i < cols; i++) {
+            float xh = (xd[xs + i] - mu) * rs, gh = w == null ? gd[gs + i] : gd[gs + i] * w[wOff + i];
+            gx[os + i] = (gh - a - xh * c) * rs;
+        }
     }
 
     private static void flush(float[] part, double[] total) {

@@ -4,6 +4,7 @@ import dev.symbiont.core.backend.ReduceOp;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 
 import static dev.symbiont.cpu.kernels.VectorConstants.D;
 import static dev.symbiont.cpu.kernels.VectorConstants.DL;
@@ -95,7 +96,7 @@ public final class VectorReductions {
             s3 = s3.add(widen(a, off + i + 3 * DL));
         }
         for (int b1 = n - n % DL; i < b1; i += DL) s0 = s0.add(widen(a, off + i));
-        double total = s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD);
+        double total = addLanes(s0.add(s1).add(s2.add(s3)));
         for (; i < n; i++) total += a[off + i];
         return (float) total;
     }
@@ -118,7 +119,7 @@ public final class VectorReductions {
                 s3 = s3.add(load(a, base + i + 3 * L));
             }
             for (int b1 = S.loopBound(len); i < b1; i += L) s0 = s0.add(load(a, base + i));
-            float part = s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD);
+            float part = addLanes(s0.add(s1).add(s2.add(s3)));
             for (; i < len; i++) part += a[base + i];
             total += part;
         }
@@ -137,7 +138,7 @@ public final class VectorReductions {
                 s1 = load(a, pa + i + L).fma(load(b, pb + i + L), s1);
             }
             for (int b1 = S.loopBound(len); i < b1; i += L) s0 = load(a, pa + i).fma(load(b, pb + i), s0);
-            float part = s0.add(s1).reduceLanes(VectorOperators.ADD);
+            float part = addLanes(s0.add(s1));
             for (; i < len; i++) part += a[pa + i] * b[pb + i];
             total += part;
         }
@@ -174,6 +175,41 @@ public final class VectorReductions {
         float m = m0.reduceLanes(VectorOperators.MIN);
         for (; i < n; i++) m = Math.min(m, a[off + i]);
         return m;
+    }
+
+    // ---- lane sums in a fixed order ---------------------------------------------------------------
+
+    // Butterfly shuffles: lane i swaps with lane i ^ s (levels past the vector's width unused).
+    private static final VectorShuffle<Float> F8 = butterfly(S, 8), F4 = butterfly(S, 4), F2 = butterfly(S, 2), F1 = butterfly(S, 1);
+    private static final VectorShuffle<Double> D4 = butterfly(D, 4), D2 = butterfly(D, 2), D1 = butterfly(D, 1);
+
+    private static <E> VectorShuffle<E> butterfly(jdk.incubator.vector.VectorSpecies<E> species, int s) {
+        int lanes = species.length();
+        return VectorShuffle.fromOp(species, i -> s < lanes ? i ^ s : i);
+    }
+
+    /**
+     * Σ of v's lanes by a fixed butterfly (halves, quarters, ...). {@code reduceLanes(ADD)}
+     * leaves the order open, and compiled and interpreted code choose differently, so a sum
+     * taken before its method is compiled could differ in the last bit from the same sum taken
+     * after — two identical forward passes would not agree. This order is the same everywhere.
+     */
+    static float addLanes(FloatVector v) {
+        if (L > 16) return v.reduceLanes(VectorOperators.ADD);
+        if (L >= 16) v = v.add(v.rearrange(F8));
+        if (L >= 8) v = v.add(v.rearrange(F4));
+        if (L >= 4) v = v.add(v.rearrange(F2));
+        if (L >= 2) v = v.add(v.rearrange(F1));
+        return v.lane(0);
+    }
+
+    /** As {@link #addLanes(FloatVector)}, for doubles. */
+    static double addLanes(DoubleVector v) {
+        if (DL > 8) return v.reduceLanes(VectorOperators.ADD);
+        if (DL >= 8) v = v.add(v.rearrange(D4));
+        if (DL >= 4) v = v.add(v.rearrange(D2));
+        if (DL >= 2) v = v.add(v.rearrange(D1));
+        return v.lane(0);
     }
 
     static FloatVector load(float[] a, int offset) {

@@ -1,7 +1,6 @@
 package dev.symbiont.cpu.kernels;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 
 import static dev.symbiont.cpu.kernels.VectorConstants.L;
 import static dev.symbiont.cpu.kernels.VectorConstants.S;
@@ -10,7 +9,8 @@ import static dev.symbiont.cpu.kernels.VectorReductions.load;
 /**
  * softmax and log_softmax along the last dim, forward and backward, one row at a time (a max
  * pass, an exp-and-sum pass, a scale pass; the row stays in cache), rows spread over the pool.
- * Outputs are contiguous (rows, cols).
+ * Outputs are contiguous (rows, cols). exp is {@link VectorMath#exp} and lane sums
+ * {@link VectorReductions#addLanes}: both give the same bits compiled or interpreted.
  */
 public final class VectorSoftmax {
     private VectorSoftmax() {}
@@ -66,7 +66,7 @@ public final class VectorSoftmax {
                 float s = VectorReductions.sum(gd, gs, cols);
                 int i = 0;
                 for (int b = S.loopBound(cols); i < b; i += L) {
-                    FloatVector e = load(yd, ys + i).lanewise(VectorOperators.EXP);
+                    FloatVector e = VectorMath.exp(load(yd, ys + i));
                     load(gd, gs + i).sub(e.mul(s)).intoArray(out, os + i);
                 }
                 for (; i < cols; i++) out[os + i] = gd[gs + i] - (float) Math.exp(yd[ys + i]) * s;
@@ -82,19 +82,19 @@ public final class VectorSoftmax {
             int xb = xs + start, ob = os + start;
             FloatVector s0 = FloatVector.zero(S), s1 = s0;
             for (int b2 = len - len % (2 * L); i < b2; i += 2 * L) {
-                FloatVector e0 = load(x, xb + i).sub(m).lanewise(VectorOperators.EXP);
-                FloatVector e1 = load(x, xb + i + L).sub(m).lanewise(VectorOperators.EXP);
+                FloatVector e0 = VectorMath.exp(load(x, xb + i).sub(m));
+                FloatVector e1 = VectorMath.exp(load(x, xb + i + L).sub(m));
                 e0.intoArray(out, ob + i);
                 e1.intoArray(out, ob + i + L);
                 s0 = s0.add(e0);
                 s1 = s1.add(e1);
             }
             for (int b1 = S.loopBound(len); i < b1; i += L) {
-                FloatVector e = load(x, xb + i).sub(m).lanewise(VectorOperators.EXP);
+                FloatVector e = VectorMath.exp(load(x, xb + i).sub(m));
                 e.intoArray(out, ob + i);
                 s0 = s0.add(e);
             }
-            float part = s0.add(s1).reduceLanes(VectorOperators.ADD);
+            float part = VectorReductions.addLanes(s0.add(s1));
             for (; i < len; i++) {
                 float e = (float) Math.exp(x[xb + i] - m);
                 out[ob + i] = e;

@@ -31,10 +31,28 @@ public final class Linalg {
         if (low != null && a.dim() >= 2 && b.dim() >= 2) return autocast(a, b, low);
         Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
         Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
-        Tensor out = batched(a2, b2, a.shape(), b.shape());
+        Tensor out = foldsIntoRows(a2, b2) ? rowsTimesMatrix(a2, b2) : batched(a2, b2, a.shape(), b.shape());
         if (a.dim() == 1) out = out.squeeze(-2);
         if (b.dim() == 1) out = out.squeeze(-1);
         return out;
+    }
+
+    /**
+     * (..., m, k) @ (k, n) with a's leading dims viewable as more rows (a Linear layer on a
+     * batch): one (rows, k) @ (k, n) product instead of a batch of them, as PyTorch does. The
+     * weight's gradient is then one product that sums over every row, instead of one per batch
+     * entry added up afterwards (a (batch, k, n) temporary and a reduction).
+     */
+    private static boolean foldsIntoRows(Tensor a, Tensor b) {
+        if (a.dim() <= 2 || b.dim() != 2 || a.size(-1) != b.size(0) || a.size(-1) == 0) return false;
+        return a.layout().reshapeView(new int[] {a.numel() / a.size(-1), a.size(-1)}) != null;
+    }
+
+    private static Tensor rowsTimesMatrix(Tensor a, Tensor b) {
+        int k = a.size(-1);
+        int[] outShape = a.shape();
+        outShape[outShape.length - 1] = b.size(1);
+        return a.reshape(a.numel() / k, k).matmul(b).reshape(outShape);
     }
 
     private static Tensor batched(Tensor a, Tensor b, int[] shapeA, int[] shapeB) {
@@ -53,8 +71,20 @@ public final class Linalg {
             Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
             return Autograd.record("matmul", y, g -> new Tensor[] {
                     a.requiresGrad() ? Reductions.sumToShape(g.matmul(b.transpose(-2, -1)), sa) : null,
-                    b.requiresGrad() ? Reductions.sumToShape(a.transpose(-2, -1).matmul(g), sb) : null}, a, b);
+                    b.requiresGrad() ? Reductions.sumToShape(rightGrad(a, b, g), sb) : null}, a, b);
         }
+    }
+
+    /**
+     * aᵀ·g, the gradient of the right operand. When b is a transposed contiguous matrix (a
+     * Linear layer's Wᵀ) it is computed as (gᵀ·a)ᵀ: the same product, but W's own gradient
+     * then comes out contiguous, so accumulating it is a plain copy, not a transposing one.
+     */
+    private static Tensor rightGrad(Tensor a, Tensor b, Tensor g) {
+        if (a.dim() == 2 && b.dim() == 2 && !b.isContiguous() && b.transpose(0, 1).isContiguous()) {
+            return g.transpose(0, 1).matmul(a).transpose(0, 1);
+        }
+        return a.transpose(-2, -1).matmul(g);
     }
 
     /**
