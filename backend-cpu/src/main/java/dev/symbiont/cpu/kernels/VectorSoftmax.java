@@ -80,21 +80,15 @@ public final class VectorSoftmax {
         for (int start = 0; start < n; start += VectorReductions.SUM_BLOCK) {
             int len = Math.min(VectorReductions.SUM_BLOCK, n - start), i = 0;
             int xb = xs + start, ob = os + start;
-            FloatVector s0 = FloatVector.zero(S), s1 = s0;
-            for (int b2 = len - len % (2 * L); i < b2; i += 2 * L) {
-                FloatVector e0 = VectorMath.exp(load(x, xb + i).sub(m));
-                FloatVector e1 = VectorMath.exp(load(x, xb + i + L).sub(m));
-                e0.intoArray(out, ob + i);
-                e1.intoArray(out, ob + i + L);
-                s0 = s0.add(e0);
-                s1 = s1.add(e1);
-            }
+            // one exp per iteration: it is long enough to hide the add's latency, and a second
+            // inlined copy would push this method past C2's node budget (boxed vectors)
+            FloatVector s0 = FloatVector.zero(S);
             for (int b1 = S.loopBound(len); i < b1; i += L) {
                 FloatVector e = VectorMath.exp(load(x, xb + i).sub(m));
                 e.intoArray(out, ob + i);
                 s0 = s0.add(e);
             }
-            float part = VectorReductions.addLanes(s0.add(s1));
+            float part = VectorReductions.addLanes(s0);
             for (; i < len; i++) {
                 float e = (float) Math.exp(x[xb + i] - m);
                 out[ob + i] = e;

@@ -69,7 +69,8 @@ class GptTest {
         b[7] = (b[7] + 1) % 23;
         b[9] = (b[9] + 5) % 23;
         Tensor la = model.forward(Tensor.fromArray(a, 1, 10)), lb = model.forward(Tensor.fromArray(b, 1, 10));
-        assertClose(positions(la, 0, 7), positions(lb, 0, 7), 0, name + ": positions 0..6");
+        // Not bit-exact: a vector exp can round differently interpreted and JIT-compiled.
+        assertClose(positions(la, 0, 7), positions(lb, 0, 7), 1e-5, name + ": positions 0..6");
         assertFalse(Arrays.equals(positions(la, 7, 1), positions(lb, 7, 1)), "position 7 sees its own token");
     }
 
