@@ -118,8 +118,8 @@ final class VectorTileMath implements TileMath {
         FloatVector s0 = FloatVector.zero(S), s1 = s0;
         int i = 0;
         for (int bound = n - n % (2 * L); i < bound; i += 2 * L) {
-            FloatVector e0 = FloatVector.fromArray(S, x, off + i).sub(shift).lanewise(VectorOperators.EXP);
-            FloatVector e1 = FloatVector.fromArray(S, x, off + i + L).sub(shift).lanewise(VectorOperators.EXP);
+            FloatVector e0 = VectorMath.exp(FloatVector.fromArray(S, x, off + i).sub(shift));
+            FloatVector e1 = VectorMath.exp(FloatVector.fromArray(S, x, off + i + L).sub(shift));
             e0.intoArray(x, off + i);
             e1.intoArray(x, off + i + L);
             s0 = s0.add(e0);
@@ -128,12 +128,12 @@ final class VectorTileMath implements TileMath {
         if (i < n) {
             VectorMask<Float> mask = S.indexInRange(i, n);
             for (; i < n; i += L, mask = S.indexInRange(i, n)) {
-                FloatVector e = FloatVector.fromArray(S, x, off + i, mask).sub(shift).lanewise(VectorOperators.EXP);
+                FloatVector e = VectorMath.exp(FloatVector.fromArray(S, x, off + i, mask).sub(shift));
                 e.intoArray(x, off + i, mask);
                 s0 = s0.add(e, mask);
             }
         }
-        return s0.add(s1).reduceLanes(VectorOperators.ADD);
+        return VectorReductions.addLanes(s0.add(s1));
     }
 
     @Override
@@ -170,7 +170,7 @@ final class VectorTileMath implements TileMath {
             s0 = FloatVector.fromArray(S, a, aOff + i).fma(FloatVector.fromArray(S, b, bOff + i), s0);
             s1 = FloatVector.fromArray(S, a, aOff + i + L).fma(FloatVector.fromArray(S, b, bOff + i + L), s1);
         }
-        float s = s0.add(s1).reduceLanes(VectorOperators.ADD);
+        float s = VectorReductions.addLanes(s0.add(s1));
         for (; i < n; i++) s += a[aOff + i] * b[bOff + i];
         return s;
     }
