@@ -1,5 +1,7 @@
 package dev.symbiont.core.amp;
 
+import dev.symbiont.core.Scope;
+
 import dev.symbiont.core.DType;
 
 /**
@@ -35,12 +37,5 @@ public final class Autocast {
         DType previous = cell[0];
         cell[0] = dtype;
         return () -> cell[0] = previous;
-    }
-
-    /** A try-with-resources scope whose close() cannot throw. */
-    @FunctionalInterface
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }

@@ -1,5 +1,7 @@
 package dev.symbiont.core.autograd;
 
+import dev.symbiont.core.Scope;
+
 /**
  * Whether ops record the graph for backward, per thread. Turn it off for a block with
  * {@code try (var scope = GradMode.disabled()) { ... }}.
@@ -22,12 +24,5 @@ public final class GradMode {
         boolean previous = cell[0];
         cell[0] = on;
         return () -> cell[0] = previous;
-    }
-
-    /** A try-with-resources scope whose close() cannot throw. */
-    @FunctionalInterface
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }

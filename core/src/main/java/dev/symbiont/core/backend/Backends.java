@@ -1,5 +1,7 @@
 package dev.symbiont.core.backend;
 
+import dev.symbiont.core.Scope;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -108,12 +110,5 @@ public final class Backends {
             LOG.log(System.Logger.Level.INFO, "backend " + p.name() + " skipped: " + a.reason());
         }
         throw new IllegalStateException("no backend can run here; providers: " + describe());
-    }
-
-    /** A try-with-resources scope whose close() cannot throw. */
-    @FunctionalInterface
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }

@@ -1,5 +1,7 @@
 package dev.symbiont.core.backend;
 
+import dev.symbiont.core.Scope;
+
 import java.lang.ref.Cleaner;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
@@ -110,12 +112,5 @@ public final class MemoryTracker {
                 return;
             }
         }
-    }
-
-    /** A try-with-resources scope whose close() cannot throw. */
-    @FunctionalInterface
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }
