@@ -4,7 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.backend.MemoryMeasure;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -53,12 +53,8 @@ public final class AttentionMemoryReport {
     static long peakBytes(String impl, int seq) {
         Backend backend = AttentionBenchmark.backend(impl);
         Tensor[] in = inputs(backend, seq);
-        try (var exact = MemoryTracker.exactPeaks()) {
-            backend.resetPeakMemory();
-            long base = backend.memory().allocatedBytes();
-            Tensor.scaledDotProductAttention(in[0], in[1], in[2], null, true).backward(in[3]);
-            return backend.memory().peakBytes() - base;
-        }
+        return MemoryMeasure.peakAbove(backend,
+                () -> Tensor.scaledDotProductAttention(in[0], in[1], in[2], null, true).backward(in[3]));
     }
 
     static double medianMillis(String impl, int seq) {

@@ -6,7 +6,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.backend.MemoryMeasure;
 import dev.symbiont.nn.Checkpointed;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.ResidualMlpBlock;
@@ -69,25 +69,13 @@ public final class TrainingMemoryReport {
 
     static long peakOfStep(Sequential model, Tensor x, DType low, Backend backend) {
         step(model, x, low); // warm: lazily created state does not count
-        try (var exact = MemoryTracker.exactPeaks()) {
-            backend.resetPeakMemory();
-            long base = backend.memory().allocatedBytes();
-            loss(model, x, low).backward();
-            long peak = backend.memory().peakBytes() - base;
-            model.zeroGrad();
-            return peak;
-        }
+        long peak = MemoryMeasure.peakAbove(backend, () -> loss(model, x, low).backward());
+        model.zeroGrad();
+        return peak;
     }
 
     static long keptByForward(Sequential model, Tensor x, DType low) {
-        Backend backend = x.backend();
-        MemoryTracker.collectGarbage();
-        long base = backend.memory().allocatedBytes();
-        Tensor loss = loss(model, x, low);
-        MemoryTracker.collectGarbage();
-        long kept = backend.memory().allocatedBytes() - base;
-        java.lang.ref.Reference.reachabilityFence(loss);
-        return kept;
+        return MemoryMeasure.retainedBy(x.backend(), () -> loss(model, x, low));
     }
 
     static double medianStepMillis(Sequential model, Tensor x, DType low) {

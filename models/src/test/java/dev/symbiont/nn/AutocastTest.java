@@ -4,6 +4,8 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.MemoryMeasure;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -38,8 +40,8 @@ class AutocastTest {
     void should_lower_the_memory_kept_for_backward() {
         Sequential plain = CheckpointTest.stack(4, 128, 0, false);
         Tensor x = Tensor.randn(new Generator(1), 1024, 128);
-        long f32 = MemoryProbe.retainedBy(() -> plain.forward(x).square().mean());
-        long bf16 = MemoryProbe.retainedBy(() -> {
+        long f32 = MemoryMeasure.retainedBy(Backends.current(), () -> plain.forward(x).square().mean());
+        long bf16 = MemoryMeasure.retainedBy(Backends.current(), () -> {
             try (var scope = Autocast.enable(DType.BFLOAT16)) {
                 return plain.forward(x).square().mean();
             }

@@ -3,6 +3,8 @@ package dev.symbiont.nn;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.MemoryMeasure;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -43,8 +45,8 @@ class CheckpointTest {
     void should_lower_peak_memory_of_forward_and_backward() {
         Sequential plain = stack(4, 128, 0, false), ckpt = stack(4, 128, 0, true);
         Tensor x = Tensor.randn(new Generator(1), 256, 128);
-        long plainPeak = MemoryProbe.peakAbove(() -> plain.forward(x).square().mean().backward());
-        long ckptPeak = MemoryProbe.peakAbove(() -> ckpt.forward(x).square().mean().backward());
+        long plainPeak = MemoryMeasure.peakAbove(Backends.current(), () -> plain.forward(x).square().mean().backward());
+        long ckptPeak = MemoryMeasure.peakAbove(Backends.current(), () -> ckpt.forward(x).square().mean().backward());
         assertTrue(ckptPeak < 0.7 * plainPeak, "checkpointed peak " + ckptPeak + " vs plain " + plainPeak);
     }
 

@@ -1,0 +1,37 @@
+package dev.symbiont.core.backend;
+
+import java.lang.ref.Reference;
+import java.util.function.Supplier;
+
+/**
+ * Memory a piece of work costs on a backend, counted by its {@link MemoryTracker} so that only
+ * reachable buffers count: the peak of a step and what a forward pass leaves alive for
+ * backward. Each measurement runs garbage collections, so this is for tests and benchmarks.
+ */
+public final class MemoryMeasure {
+    private MemoryMeasure() {}
+
+    /**
+     * The highest live set {@code step} reached, in bytes above what was live when it started,
+     * counted in {@link MemoryTracker#exactPeaks()} mode (a full GC before every allocation).
+     */
+    public static long peakAbove(Backend backend, Runnable step) {
+        try (var exact = MemoryTracker.exactPeaks()) {
+            backend.resetPeakMemory();
+            long base = backend.memory().allocatedBytes();
+            step.run();
+            return backend.memory().peakBytes() - base;
+        }
+    }
+
+    /** Bytes still live once {@code work} has returned, its result included (e.g. the activations a forward saves). */
+    public static long retainedBy(Backend backend, Supplier<?> work) {
+        MemoryTracker.collectGarbage();
+        long base = backend.memory().allocatedBytes();
+        Object result = work.get();
+        MemoryTracker.collectGarbage();
+        long retained = backend.memory().allocatedBytes() - base;
+        Reference.reachabilityFence(result);
+        return retained;
+    }
+}
