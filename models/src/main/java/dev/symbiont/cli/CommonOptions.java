@@ -2,9 +2,14 @@ package dev.symbiont.cli;
 
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.core.profile.ProfilerSession;
 import picocli.CommandLine.Option;
 
-/** Options every model command takes. */
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/** Options every model command takes, and the frame they set up around the command's work. */
 final class CommonOptions {
     @Option(names = "--backend", description = "Backend name (default: the fastest available).")
     String backendName;
@@ -16,4 +21,24 @@ final class CommonOptions {
     boolean profile;
 
     Backend backend() { return backendName == null ? Backends.defaultBackend() : Backends.get(backendName); }
+
+    /**
+     * Runs {@code work} on the chosen backend, under the profiler when {@code --profile} is given
+     * (its table printed afterwards). An I/O failure becomes the command's one-line error.
+     */
+    void run(String label, Work work) {
+        Backend backend = backend();
+        try (var scope = Backends.use(backend); ProfilerSession session = profile ? Profiler.start(label) : null) {
+            work.run(backend);
+            if (session != null) System.out.println(session.report().table());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
+    /** A command's work on its backend. */
+    @FunctionalInterface
+    interface Work {
+        void run(Backend backend) throws IOException;
+    }
 }

@@ -3,12 +3,12 @@ package dev.symbiont.cli;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.nn.Activation;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Sequential;
 import dev.symbiont.optim.Adam;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.Locale;
@@ -19,11 +19,8 @@ import java.util.Locale;
  */
 @Command(name = "demo", description = "Train a tiny MLP on a synthetic regression and print its loss falling.")
 final class DemoCommand implements Runnable {
-    @Option(names = "--backend", description = "Backend name (default: the fastest available).")
-    String backendName;
-
-    @Option(names = "--seed", defaultValue = "42", description = "Random seed (default: ${DEFAULT-VALUE}).")
-    long seed;
+    @Mixin
+    CommonOptions common;
 
     @Option(names = "--steps", defaultValue = "600", description = "Training steps (default: ${DEFAULT-VALUE}).")
     int steps;
@@ -35,15 +32,10 @@ final class DemoCommand implements Runnable {
     double lr;
 
     @Override
-    public void run() {
-        Backend backend = backendName == null ? Backends.defaultBackend() : Backends.get(backendName);
-        try (var scope = Backends.use(backend)) {
-            train(backend);
-        }
-    }
+    public void run() { common.run("demo", this::train); }
 
     private void train(Backend backend) {
-        Generator rng = new Generator(seed);
+        Generator rng = new Generator(common.seed);
         int n = 256;
         Tensor x = Tensor.rand(rng, n, 1).mul(2.0).sub(1.0);
         Tensor y = sin3x(x);

@@ -1,9 +1,6 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
-import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.profile.Profiler;
-import dev.symbiont.core.profile.ProfilerSession;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.Sampling;
 import picocli.CommandLine.Command;
@@ -11,7 +8,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -40,22 +36,19 @@ final class GenerateCommand implements Runnable {
     double topP;
 
     @Override
-    public void run() {
-        try (var scope = Backends.use(common.backend()); ProfilerSession profile = common.profile ? Profiler.start("generate") : null) {
-            ModelFiles.Loaded loaded = ModelFiles.load(model);
-            Gpt gpt = loaded.model();
-            int[] promptIds = loaded.tokenizer().encode(prompt);
-            int context = gpt.config().maxSeq();
-            if (promptIds.length > context) {
-                throw new IllegalArgumentException("the prompt is " + promptIds.length + " tokens but the model's context is " + context);
-            }
-            long[] all = slidingGenerate(gpt, Arrays.stream(promptIds).asLongStream().toArray(), tokens,
-                    new Sampling(temperature, topK, topP), new Generator(common.seed));
-            System.out.println(loaded.tokenizer().decode(Arrays.stream(all).mapToInt(v -> (int) v).toArray()));
-            if (profile != null) System.out.println(profile.report().table());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e.getMessage(), e);
+    public void run() { common.run("generate", backend -> generate()); }
+
+    private void generate() throws IOException {
+        ModelFiles.Loaded loaded = ModelFiles.load(model);
+        Gpt gpt = loaded.model();
+        int[] promptIds = loaded.tokenizer().encode(prompt);
+        int context = gpt.config().maxSeq();
+        if (promptIds.length > context) {
+            throw new IllegalArgumentException("the prompt is " + promptIds.length + " tokens but the model's context is " + context);
         }
+        long[] all = slidingGenerate(gpt, Arrays.stream(promptIds).asLongStream().toArray(), tokens,
+                new Sampling(temperature, topK, topP), new Generator(common.seed));
+        System.out.println(loaded.tokenizer().decode(Arrays.stream(all).mapToInt(v -> (int) v).toArray()));
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.profile.Profiler;
-import dev.symbiont.core.profile.ProfilerSession;
 import dev.symbiont.data.DataLoader;
 import dev.symbiont.data.TokenWindows;
 import dev.symbiont.data.tasks.SequenceBatch;
@@ -75,15 +73,7 @@ final class TrainCommand implements Runnable {
     boolean resume;
 
     @Override
-    public void run() {
-        Backend backend = common.backend();
-        try (var scope = dev.symbiont.core.backend.Backends.use(backend); ProfilerSession profile = common.profile ? Profiler.start("train") : null) {
-            train(backend);
-            if (profile != null) System.out.println(profile.report().table());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e.getMessage(), e);
-        }
-    }
+    public void run() { common.run("train", this::train); }
 
     private void train(Backend backend) throws IOException {
         String text = Corpus.read(corpus);
