@@ -26,10 +26,7 @@ public final class Linear extends Layer {
     /** x: (..., in) → (..., out). */
     @Override
     public Tensor forward(Tensor x) {
-        if (x.dim() == 0 || x.size(-1) != in) {
-            throw new IllegalArgumentException("Linear(" + in + " → " + out + "): input's last dim must be " + in + ", got shape "
-                    + java.util.Arrays.toString(x.shape()));
-        }
+        checkInput(x);
         Tensor y = x.matmul(weight.value().t());
         return bias == null ? y : y.add(bias.value());
     }
@@ -46,12 +43,16 @@ public final class Linear extends Layer {
             throw new IllegalArgumentException("Linear(" + in + " → " + out + ").forwardRows: rows [" + from + ", " + (from + count)
                     + ") are not inside [0, " + out + ")");
         }
+        checkInput(x);
+        Tensor y = x.matmul(weight.value().narrow(0, from, count).t());
+        return bias == null ? y : y.add(bias.value().narrow(0, from, count));
+    }
+
+    private void checkInput(Tensor x) {
         if (x.dim() == 0 || x.size(-1) != in) {
             throw new IllegalArgumentException("Linear(" + in + " → " + out + "): input's last dim must be " + in + ", got shape "
                     + java.util.Arrays.toString(x.shape()));
         }
-        Tensor y = x.matmul(weight.value().narrow(0, from, count).t());
-        return bias == null ? y : y.add(bias.value().narrow(0, from, count));
     }
 
     public Parameter weight() { return weight; }
