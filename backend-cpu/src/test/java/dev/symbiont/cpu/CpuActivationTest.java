@@ -14,6 +14,7 @@ import java.util.function.DoubleUnaryOperator;
 import static dev.symbiont.cpu.Differential.CPU;
 import static dev.symbiont.cpu.Differential.REF;
 import static dev.symbiont.cpu.Differential.SIZES;
+import static dev.symbiont.cpu.Differential.activation;
 import static dev.symbiont.cpu.Differential.assertClose;
 import static dev.symbiont.cpu.Differential.random;
 import static dev.symbiont.cpu.Differential.read;
@@ -89,7 +90,7 @@ class CpuActivationTest {
         Grad(DoubleUnaryOperator exact) { this.exact = exact; }
 
         Tensor run(dev.symbiont.core.backend.Backend b, Tensor x, Tensor g) {
-            return this == SILU ? b.siluBackward(x, g) : b.geluBackward(x, g, this == GELU_TANH);
+            return this == SILU ? activation(b).siluBackward(x, g) : activation(b).geluBackward(x, g, this == GELU_TANH);
         }
     }
 

@@ -4,9 +4,9 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.FusedOps;
-import dev.symbiont.core.backend.MaterializedAttention;
 import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.gemm.GemmPath;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The tiled FlashAttention forward and backward against the materialised reference
- * ({@link FusedOps#attention}'s default), with the Vector API on and on the scalar twin:
+ * (the attention family's reference), with the Vector API on and on the scalar twin:
  * output, logsumexp and all three gradients within 1e-4, over causal and not, lengths that are
  * not multiples of the block, sq ≠ sk, head_dim 32/64/128, grouped-query heads, masks and
  * non-contiguous inputs. And the point of it all: peak memory.
@@ -71,8 +71,8 @@ class CpuAttentionTest {
         Tensor q = in[0], k = in[1], v = in[2], gradOut = in[3], mask = in[4];
         Tensor expanded = mask == null ? null : mask.expand(c.batch(), c.heads(), c.sq(), c.sk());
         double scale = 1 / Math.sqrt(c.d());
-        FusedOps.AttentionResult r = be.attention(q, k, v, expanded, c.causal(), scale);
-        FusedOps.AttentionGrads gr = be.attentionBackward(gradOut, q, k, v, expanded, c.causal(), scale, r.output(), r.logsumexp());
+        AttentionKernels.AttentionResult r = Differential.attention(be).attention(q, k, v, expanded, c.causal(), scale);
+        AttentionKernels.AttentionGrads gr = Differential.attention(be).attentionBackward(gradOut, q, k, v, expanded, c.causal(), scale, r.output(), r.logsumexp());
         assertArrayEquals(q.shape(), r.output().shape(), c.name() + ": output shape");
         assertArrayEquals(k.shape(), gr.dk().shape(), c.name() + ": dk shape");
         return new float[][] {r.output().toFloatArray(), r.logsumexp().toFloatArray(),
@@ -180,28 +180,18 @@ class CpuAttentionTest {
 
     // ---- memory ----------------------------------------------------------------------------------
 
-    /** The CPU backend with attention on the materialised reference: same GEMM and softmax, only attention differs. */
-    static final class MaterializedCpu extends CpuBackend {
-        @Override
-        public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
-            return MaterializedAttention.forward(q, k, v, mask, causal, scale);
-        }
-
-        @Override
-        public AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
-                                                double scale, Tensor out, Tensor logsumexp) {
-            return MaterializedAttention.backward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
-        }
-    }
-
     /**
      * seq 2048, batch 1, 8 heads, head_dim 64: each score-sized tensor is 8·2048²·4 B = 128 MiB.
      * (The benchmark report runs seq 4096, where the reference needs 512 MiB per score tensor.)
      */
     @Test
     void flashForwardAndBackwardPeakUnderAnEighthOfTheReference() {
-        long reference = peakBytes(new MaterializedCpu(), 2048);
-        long flash = peakBytes(new CpuBackend(), 2048);
+        CpuBackend cpu = new CpuBackend();
+        long reference;
+        try (var materialised = FusedKernels.forceReference(AttentionKernels.FAMILY)) {
+            reference = peakBytes(cpu, 2048); // same GEMM and softmax: only attention differs
+        }
+        long flash = peakBytes(cpu, 2048);
         assertTrue(reference >= 2L * 8 * 2048 * 2048 * 4, "the reference holds at least two score tensors: " + reference);
         assertTrue(flash * 8 < reference, "flash peak " + flash + " B vs reference " + reference + " B");
     }

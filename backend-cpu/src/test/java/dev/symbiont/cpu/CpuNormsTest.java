@@ -3,20 +3,21 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.FusedOps.NormGrads;
-import dev.symbiont.core.backend.FusedOps.NormResult;
+import dev.symbiont.core.fused.norm.NormKernels.NormGrads;
+import dev.symbiont.core.fused.norm.NormKernels.NormResult;
 import org.junit.jupiter.api.Test;
 
 import static dev.symbiont.cpu.Differential.CPU;
 import static dev.symbiont.cpu.Differential.REF;
 import static dev.symbiont.cpu.Differential.SIZES;
 import static dev.symbiont.cpu.Differential.assertClose;
+import static dev.symbiont.cpu.Differential.norm;
 import static dev.symbiont.cpu.Differential.random;
 import static dev.symbiont.cpu.Differential.read;
 import static dev.symbiont.cpu.Differential.tensor;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-/** The fused layer norm and RMS norm kernels, forward and backward, against the FusedOps defaults. */
+/** The fused layer norm and RMS norm kernels, forward and backward, against the norm family's reference. */
 class CpuNormsTest {
 
     private static final double RTOL = 2e-5;
@@ -47,13 +48,13 @@ class CpuNormsTest {
 
     private static void compareLayerNorm(Case c) {
         String tag = c.rows + "x" + c.cols + (c.w != null ? " weight" : "") + (c.b != null ? " bias" : "") + " " + c.xLayout;
-        NormResult r = REF.layerNorm(c.x(REF), c.w(REF), c.b(REF), EPS);
-        NormResult k = CPU.layerNorm(c.x(CPU), c.w(CPU), c.b(CPU), EPS);
+        NormResult r = norm(REF).layerNorm(c.x(REF), c.w(REF), c.b(REF), EPS);
+        NormResult k = norm(CPU).layerNorm(c.x(CPU), c.w(CPU), c.b(CPU), EPS);
         compare("layer_norm y " + tag, r.output(), k.output(), 1e-5);
         compare("layer_norm mean " + tag, r.mean(), k.mean(), 1e-6);
         compare("layer_norm rstd " + tag, r.rstd(), k.rstd(), 0);
-        NormGrads gr = REF.layerNormBackward(c.g(REF), c.x(REF), c.w(REF), c.b(REF), r.mean(), r.rstd());
-        NormGrads gk = CPU.layerNormBackward(c.g(CPU), c.x(CPU), c.w(CPU), c.b(CPU), k.mean(), k.rstd());
+        NormGrads gr = norm(REF).layerNormBackward(c.g(REF), c.x(REF), c.w(REF), c.b(REF), r.mean(), r.rstd());
+        NormGrads gk = norm(CPU).layerNormBackward(c.g(CPU), c.x(CPU), c.w(CPU), c.b(CPU), k.mean(), k.rstd());
         compare("layer_norm dx " + tag, gr.input(), gk.input(), 1e-5);
         compare("layer_norm dw " + tag, gr.weight(), gk.weight(), 1e-5 * Math.sqrt(c.rows));
         compare("layer_norm db " + tag, gr.bias(), gk.bias(), 1e-5 * Math.sqrt(c.rows));
@@ -61,13 +62,13 @@ class CpuNormsTest {
 
     private static void compareRmsNorm(Case c) {
         String tag = c.rows + "x" + c.cols + (c.w != null ? " weight" : "") + " " + c.xLayout;
-        NormResult r = REF.rmsNorm(c.x(REF), c.w(REF), EPS);
-        NormResult k = CPU.rmsNorm(c.x(CPU), c.w(CPU), EPS);
+        NormResult r = norm(REF).rmsNorm(c.x(REF), c.w(REF), EPS);
+        NormResult k = norm(CPU).rmsNorm(c.x(CPU), c.w(CPU), EPS);
         compare("rms_norm y " + tag, r.output(), k.output(), 1e-5);
         assertNull(k.mean(), "rms_norm has no mean");
         compare("rms_norm rstd " + tag, r.rstd(), k.rstd(), 0);
-        NormGrads gr = REF.rmsNormBackward(c.g(REF), c.x(REF), c.w(REF), r.rstd());
-        NormGrads gk = CPU.rmsNormBackward(c.g(CPU), c.x(CPU), c.w(CPU), k.rstd());
+        NormGrads gr = norm(REF).rmsNormBackward(c.g(REF), c.x(REF), c.w(REF), r.rstd());
+        NormGrads gk = norm(CPU).rmsNormBackward(c.g(CPU), c.x(CPU), c.w(CPU), k.rstd());
         compare("rms_norm dx " + tag, gr.input(), gk.input(), 1e-5);
         compare("rms_norm dw " + tag, gr.weight(), gk.weight(), 1e-5 * Math.sqrt(c.rows));
         assertNull(gk.bias(), "rms_norm has no bias gradient");
@@ -118,10 +119,10 @@ class CpuNormsTest {
         int rows = 7, cols = 13;
         Case c = randomCase(9, rows, cols, true, true, Layout.contiguous(rows, cols), rows * cols);
         Layout ones = new Layout(new int[] {rows, cols}, new int[] {0, 0}, 0); // like sum().backward()
-        NormResult r = REF.layerNorm(c.x(REF), c.w(REF), c.b(REF), EPS);
-        NormResult k = CPU.layerNorm(c.x(CPU), c.w(CPU), c.b(CPU), EPS);
-        NormGrads gr = REF.layerNormBackward(tensor(REF, new float[] {1f}, ones), c.x(REF), c.w(REF), c.b(REF), r.mean(), r.rstd());
-        NormGrads gk = CPU.layerNormBackward(tensor(CPU, new float[] {1f}, ones), c.x(CPU), c.w(CPU), c.b(CPU), k.mean(), k.rstd());
+        NormResult r = norm(REF).layerNorm(c.x(REF), c.w(REF), c.b(REF), EPS);
+        NormResult k = norm(CPU).layerNorm(c.x(CPU), c.w(CPU), c.b(CPU), EPS);
+        NormGrads gr = norm(REF).layerNormBackward(tensor(REF, new float[] {1f}, ones), c.x(REF), c.w(REF), c.b(REF), r.mean(), r.rstd());
+        NormGrads gk = norm(CPU).layerNormBackward(tensor(CPU, new float[] {1f}, ones), c.x(CPU), c.w(CPU), c.b(CPU), k.mean(), k.rstd());
         compare("dx", gr.input(), gk.input(), 1e-5);
         compare("dw", gr.weight(), gk.weight(), 1e-5);
         compare("db", gr.bias(), gk.bias(), 1e-5);

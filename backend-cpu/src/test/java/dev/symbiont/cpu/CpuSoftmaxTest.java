@@ -11,11 +11,12 @@ import static dev.symbiont.cpu.Differential.CPU;
 import static dev.symbiont.cpu.Differential.REF;
 import static dev.symbiont.cpu.Differential.SIZES;
 import static dev.symbiont.cpu.Differential.assertClose;
+import static dev.symbiont.cpu.Differential.norm;
 import static dev.symbiont.cpu.Differential.random;
 import static dev.symbiont.cpu.Differential.read;
 import static dev.symbiont.cpu.Differential.tensor;
 
-/** The fused softmax / log_softmax kernels and their backwards against the FusedOps defaults. */
+/** The fused softmax / log_softmax kernels and their backwards against the norm family's reference. */
 class CpuSoftmaxTest {
 
     /** Backward outputs are differences of O(1) terms, so they carry an absolute float error. */
@@ -30,16 +31,16 @@ class CpuSoftmaxTest {
     }
 
     private static void compareAll(float[] data, Layout layout, int dim) {
-        compare("softmax", data, layout, dim, (b, x) -> b.softmax(x, dim));
-        compare("log_softmax", data, layout, dim, (b, x) -> b.logSoftmax(x, dim));
+        compare("softmax", data, layout, dim, (b, x) -> norm(b).softmax(x, dim));
+        compare("log_softmax", data, layout, dim, (b, x) -> norm(b).logSoftmax(x, dim));
         float[] grad = random(data.length + 1, data.length, 1f);
         compare("softmax backward", data, layout, dim, (b, x) -> {
-            Tensor y = b.softmax(x, dim);
-            return b.softmaxBackward(y, tensor(b, grad, layout), dim);
+            Tensor y = norm(b).softmax(x, dim);
+            return norm(b).softmaxBackward(y, tensor(b, grad, layout), dim);
         });
         compare("log_softmax backward", data, layout, dim, (b, x) -> {
-            Tensor y = b.logSoftmax(x, dim);
-            return b.logSoftmaxBackward(y, tensor(b, grad, layout), dim);
+            Tensor y = norm(b).logSoftmax(x, dim);
+            return norm(b).logSoftmaxBackward(y, tensor(b, grad, layout), dim);
         });
     }
 
@@ -74,7 +75,7 @@ class CpuSoftmaxTest {
     @Test
     void softmaxRowsSumToOne() {
         int cols = 4098;
-        Tensor y = CPU.softmax(tensor(CPU, random(8, 3 * cols, 20f), Layout.contiguous(3, cols)), 1);
+        Tensor y = norm(CPU).softmax(tensor(CPU, random(8, 3 * cols, 20f), Layout.contiguous(3, cols)), 1);
         float[] out = read(y);
         for (int r = 0; r < 3; r++) {
             double s = 0;

@@ -5,6 +5,10 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 
 import java.util.SplittableRandom;
@@ -20,6 +24,15 @@ final class Differential {
 
     static final ReferenceBackend REF = new ReferenceBackend();
     static final CpuBackend CPU = new CpuBackend();
+
+    /** The norm kernels b runs: its own, or the reference for the reference backend. */
+    static NormKernels norm(Backend b) { return FusedKernels.of(NormKernels.FAMILY, b); }
+
+    /** The activation-gradient kernels b runs. */
+    static ActivationKernels activation(Backend b) { return FusedKernels.of(ActivationKernels.FAMILY, b); }
+
+    /** The attention kernels b runs. */
+    static AttentionKernels attention(Backend b) { return FusedKernels.of(AttentionKernels.FAMILY, b); }
 
     static float[] random(long seed, int n, float scale) {
         SplittableRandom r = new SplittableRandom(seed);

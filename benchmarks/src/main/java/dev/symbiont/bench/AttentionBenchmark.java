@@ -3,8 +3,9 @@ package dev.symbiont.bench;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.cpu.CpuBackend;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,8 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Scaled-dot-product attention on the CPU backend: the tiled FlashAttention kernels against the
- * materialised reference ({@link MaterializedAttentionBackend}: same GEMM and elementwise
- * kernels), forward and forward + backward, batch 1, 8 heads, head_dim 64. Time per call in ms;
+ * materialised reference (the attention family forced to its reference: same GEMM and
+ * elementwise kernels), forward and forward + backward, batch 1, 8 heads, head_dim 64. Time per call in ms;
  * the work is 4·8·seq²·64 FLOPs forward (half of it when causal) and 2.5× that backward.
  * Peak memory of the same calls: {@link AttentionMemoryReport}.
  *
@@ -47,20 +48,21 @@ public class AttentionBenchmark {
     @Param({"flash", "reference"})
     public String impl;
 
+    private final CpuBackend cpu = new CpuBackend();
     private Tensor q, k, v, gradOut;
 
-    /** The CPU backend with FlashAttention ("flash") or with the materialised reference ("reference"). */
-    static Backend backend(String impl) {
+    /** FlashAttention ("flash", the backend's own kernels) or the materialised reference ("reference") until closed. */
+    static dev.symbiont.core.Scope implementation(String impl) {
         return switch (impl) {
-            case "flash" -> new CpuBackend();
-            case "reference" -> new MaterializedAttentionBackend();
+            case "flash" -> () -> { };
+            case "reference" -> FusedKernels.forceReference(AttentionKernels.FAMILY);
             default -> throw new IllegalArgumentException("impl must be flash or reference, got " + impl);
         };
     }
 
     @Setup
     public void setUp() {
-        try (var scope = Backends.use(backend(impl))) {
+        try (var scope = Backends.use(cpu)) {
             Generator rng = new Generator(5);
             q = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM).requiresGrad(true);
             k = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM).requiresGrad(true);
@@ -71,7 +73,7 @@ public class AttentionBenchmark {
 
     @Benchmark
     public Tensor forward() {
-        try (var noGrad = GradMode.disabled()) {
+        try (var noGrad = GradMode.disabled(); var kernels = implementation(impl)) {
             return Tensor.scaledDotProductAttention(q, k, v, null, causal);
         }
     }
@@ -81,7 +83,9 @@ public class AttentionBenchmark {
         q.zeroGrad();
         k.zeroGrad();
         v.zeroGrad();
-        Tensor.scaledDotProductAttention(q, k, v, null, causal).backward(gradOut);
+        try (var kernels = implementation(impl)) {
+            Tensor.scaledDotProductAttention(q, k, v, null, causal).backward(gradOut);
+        }
         return q.grad();
     }
 }

@@ -5,6 +5,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.backend.MemoryMeasure;
+import dev.symbiont.cpu.CpuBackend;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -51,20 +52,24 @@ public final class AttentionMemoryReport {
 
     /** Peak bytes above the inputs during one forward + backward, exact mode. */
     static long peakBytes(String impl, int seq) {
-        Backend backend = AttentionBenchmark.backend(impl);
+        Backend backend = new CpuBackend();
         Tensor[] in = inputs(backend, seq);
-        return MemoryMeasure.peakAbove(backend,
-                () -> Tensor.scaledDotProductAttention(in[0], in[1], in[2], null, true).backward(in[3]));
+        try (var kernels = AttentionBenchmark.implementation(impl)) {
+            return MemoryMeasure.peakAbove(backend,
+                    () -> Tensor.scaledDotProductAttention(in[0], in[1], in[2], null, true).backward(in[3]));
+        }
     }
 
     static double medianMillis(String impl, int seq) {
-        Tensor[] in = inputs(AttentionBenchmark.backend(impl), seq);
-        for (int i = 0; i < 2; i++) step(in);
+        Tensor[] in = inputs(new CpuBackend(), seq);
         double[] ms = new double[5];
-        for (int i = 0; i < ms.length; i++) {
-            long t0 = System.nanoTime();
-            step(in);
-            ms[i] = (System.nanoTime() - t0) / 1e6;
+        try (var kernels = AttentionBenchmark.implementation(impl)) {
+            for (int i = 0; i < 2; i++) step(in);
+            for (int i = 0; i < ms.length; i++) {
+                long t0 = System.nanoTime();
+                step(in);
+                ms[i] = (System.nanoTime() - t0) / 1e6;
+            }
         }
         Arrays.sort(ms);
         return ms[ms.length / 2];

@@ -2,15 +2,17 @@ package dev.symbiont.core.backend;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
+import dev.symbiont.core.fused.Family;
 
 /**
  * The compute seam. A backend computes on {@link Storage}s described by {@link Layout}s and
  * never tracks gradients: autograd lives in core, above this interface.
  *
  * <p>This interface is the <b>primitive tier</b>: the small set every backend implements.
- * The <b>fused tier</b> ({@link FusedOps}) has default implementations composed from these
- * primitives; those defaults are the reference kernels, and a backend overrides one only to
- * make it faster.
+ * The <b>fused tier</b> is grouped in families ({@link dev.symbiont.core.fused.Families}: norm,
+ * activation, attention, ...), each with a reference composed from these primitives; a backend
+ * hands out kernels of its own for the families it makes faster through {@link #fused} and
+ * leaves the rest to the references.
  *
  * <p>Contract for every primitive: inputs may be any strided layout (including stride 0 for
  * broadcast dims and negative-free transposes); outputs are fresh contiguous storages whose
@@ -24,7 +26,7 @@ import dev.symbiont.core.Layout;
  * negative strides. {@link #copyInto} reads all of src before writing when dst and src share
  * a storage, so overlapping views copy the old values.
  */
-public interface Backend extends FusedOps {
+public interface Backend {
 
     /** Short lower-case name, the one used with {@code -Dsymbiont.backend=}. */
     String name();
@@ -34,6 +36,14 @@ public interface Backend extends FusedOps {
 
     /** Starts a new peak-memory window at the current allocation. */
     void resetPeakMemory();
+
+    /**
+     * This backend's kernels for a fused family, or null when it has none and the family's
+     * reference (composed from this backend's primitives) should run. Core asks through
+     * {@link dev.symbiont.core.fused.FusedKernels#of}, which also honours the switches that
+     * force a family to its reference.
+     */
+    default <K> K fused(Family<K> family) { return null; }
 
     // ---- memory and transfer -------------------------------------------------------------
 

@@ -52,6 +52,31 @@ public final class HeapStorage implements Storage {
                 + " from backend " + storage.backend().name() + "; move the tensor with to(backend)");
     }
 
+    /**
+     * The heap storage behind {@code storage}, checked to hold every element {@code layout}
+     * addresses (non-negative offset and strides, last index inside); else an error naming the op.
+     */
+    public static HeapStorage checked(String op, Storage storage, dev.symbiont.core.Layout layout) {
+        HeapStorage h = of(storage);
+        if (layout.numel() > 0 && (layout.offset() < 0 || layout.maxIndex() >= h.size() || hasNegativeStride(layout))) {
+            throw new IllegalArgumentException(op + ": " + layout + " does not fit in a storage of " + h.size() + " elements");
+        }
+        return h;
+    }
+
+    /** The float[] behind a float32 operand, checked as {@link #checked}; any other dtype is an error naming the op. */
+    public static float[] floats(String op, Storage storage, dev.symbiont.core.Layout layout) {
+        if (storage.dtype() != DType.FLOAT32) {
+            throw new IllegalArgumentException(op + ": expected float32, got " + storage.dtype());
+        }
+        return checked(op, storage, layout).floats();
+    }
+
+    private static boolean hasNegativeStride(dev.symbiont.core.Layout layout) {
+        for (int d = 0; d < layout.rank(); d++) if (layout.stride(d) < 0 && layout.size(d) > 1) return true;
+        return false;
+    }
+
     @Override public Backend backend() { return backend; }
     @Override public DType dtype() { return dtype; }
     @Override public int size() { return size; }

@@ -2,10 +2,12 @@ package dev.symbiont.core.ops;
 
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.activation.ActivationKernels;
 
 /**
  * d(op)/dx times the incoming gradient, written with tensor ops so every backend gets it; the
- * GELU and SiLU rules go through the backend's fused {@code geluBackward} / {@code siluBackward}.
+ * GELU and SiLU rules go through the activation family ({@link ActivationKernels}).
  */
 final class UnaryGrads {
     private UnaryGrads() {}
@@ -38,13 +40,17 @@ final class UnaryGrads {
             case TANH -> g.mul(y.square().neg().add(1.0));
             case SIGMOID -> g.mul(y.mul(y.neg().add(1.0)));
             case RELU -> g.mul(x.gt(0.0));
-            // fused: one pass where the backend has a kernel, else the composite default in FusedOps
-            case GELU_ERF, GELU_TANH -> x.backend().geluBackward(x.detach(), g, op == UnaryOp.GELU_TANH);
-            case SILU -> x.backend().siluBackward(x.detach(), g);
+            // fused: one pass where the backend has a kernel, else the reference composition
+            case GELU_ERF, GELU_TANH -> activation(x).geluBackward(x.detach(), g, op == UnaryOp.GELU_TANH);
+            case SILU -> activation(x).siluBackward(x.detach(), g);
             case SOFTPLUS -> g.mul(x.sigmoid());
             case ERF -> g.mul(x.square().neg().exp().mul(2 / Math.sqrt(Math.PI)));
             case RECIPROCAL -> g.mul(y.square()).neg();
             case SQUARE -> g.mul(x).mul(2.0);
         };
+    }
+
+    private static ActivationKernels activation(Tensor x) {
+        return FusedKernels.of(ActivationKernels.FAMILY, x.backend());
     }
 }

@@ -20,13 +20,17 @@ import java.util.Optional;
  * @param ops         per op name, by self time
  * @param categories  per category, by self time; only categories with calls
  * @param memory      each available backend's current and peak bytes when the report was taken
+ * @param fallbacks   how often a backend's fast kernel handed an input it does not accept to the
+ *                    reference, per "op: reason" (empty when none did): a silently slow path shows here
  */
 public record ProfileReport(String label, long wallNanos, int threads, List<OpRow> ops,
-                            List<CategoryRow> categories, List<BackendMemory> memory) {
+                            List<CategoryRow> categories, List<BackendMemory> memory, Map<String, Long> fallbacks) {
 
     /** Builds the report from raw op rows, deriving shares and the category rows. */
-    ProfileReport(String label, long wallNanos, int threads, List<OpRow> raw, List<BackendMemory> memory) {
-        this(label, wallNanos, threads, sorted(withShares(raw)), categoriesOf(raw), List.copyOf(memory));
+    ProfileReport(String label, long wallNanos, int threads, List<OpRow> raw, List<BackendMemory> memory,
+                  Map<String, Long> fallbacks) {
+        this(label, wallNanos, threads, sorted(withShares(raw)), categoriesOf(raw), List.copyOf(memory),
+                java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(fallbacks)));
     }
 
     /**

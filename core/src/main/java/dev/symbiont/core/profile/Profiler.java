@@ -83,6 +83,16 @@ public final class Profiler {
         }
     }
 
+    /**
+     * Counts one call in which a backend's fast kernel did not accept its input and ran the
+     * reference instead; {@code what} is "op: reason". Shown in the report's fallback section.
+     */
+    public static void fallback(String what) {
+        if (!enabled) return;
+        ProfilerSession session = active;
+        if (session != null) session.fallback(what);
+    }
+
     /** True while a session is recording. */
     public static boolean isActive() { return enabled; }
 

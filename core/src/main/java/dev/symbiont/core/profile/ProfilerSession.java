@@ -24,6 +24,7 @@ public final class ProfilerSession implements AutoCloseable {
     /** Indexed by category ordinal, so recording needs no composite key. */
     private final List<Map<String, Totals>> rows = new ArrayList<>();
     private final Set<Long> threads = ConcurrentHashMap.newKeySet();
+    private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
 
     ProfilerSession(String label, Thread starter) {
         this.label = label;
@@ -56,7 +57,13 @@ public final class ProfilerSession implements AutoCloseable {
                         t.flops.sum(), t.selfFlops.sum(), t.bytes.sum(), t.selfBytes.sum()));
             }
         }
-        return new ProfileReport(label, wall, threads.size(), ops, BackendMemory.all());
+        Map<String, Long> fallbackCounts = new java.util.HashMap<>();
+        fallbacks.forEach((k, v) -> fallbackCounts.put(k, v.sum()));
+        return new ProfileReport(label, wall, threads.size(), ops, BackendMemory.all(), fallbackCounts);
+    }
+
+    void fallback(String what) {
+        if (!closed) fallbacks.computeIfAbsent(what, k -> new LongAdder()).increment();
     }
 
     void joined(Thread thread) { threads.add(thread.threadId()); }

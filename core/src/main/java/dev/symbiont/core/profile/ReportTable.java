@@ -39,6 +39,10 @@ final class ReportTable {
             out.append(String.format(Locale.ROOT, catFormat, row.category().displayName(), row.calls(), fixed(ms(row.selfNanos())),
                     pct(row.share()), si(row.flops()), rate(row.flops(), row.gflopsPerSecond()), si(row.bytes())));
         }
+        if (!r.fallbacks().isEmpty()) {
+            out.append('\n').append("Reference fallbacks (a fast kernel did not accept the input)\n");
+            r.fallbacks().forEach((what, n) -> out.append(String.format(Locale.ROOT, "  %9d  %s%n", n, what)));
+        }
         out.append('\n').append("Memory (current / peak since the backend's last peak reset)\n");
         if (r.memory().isEmpty()) out.append("  no backend available\n");
         for (BackendMemory m : r.memory()) out.append("  ").append(m).append('\n');

@@ -16,7 +16,8 @@ import java.util.Arrays;
 /**
  * The trusted twin: every primitive as a plain scalar loop over strided layouts, on
  * {@link HeapStorage}. Fast backends are tested against it, and the CPU backend extends it,
- * overriding only its hot primitives (everything else, and every fused op's default, runs here).
+ * overriding only its hot primitives. It has no fused kernels of its own: every fused family
+ * runs its reference here.
  *
  * <p>Besides what core checks, each primitive re-checks what it relies on (dtypes, that the
  * layout lies inside the storage, index values) and throws naming the op, so a mistake above
@@ -49,20 +50,12 @@ public class ReferenceBackend implements Backend {
 
     /** The heap storage behind {@code storage}, checked to hold every element {@code layout} addresses. */
     protected static HeapStorage heap(String op, Storage storage, Layout layout) {
-        HeapStorage h = HeapStorage.of(storage);
-        if (layout.numel() > 0 && (layout.offset() < 0 || layout.maxIndex() >= h.size() || hasNegativeStride(layout))) {
-            throw new IllegalArgumentException(op + ": " + layout + " does not fit in a storage of "
-                    + h.size() + " elements");
-        }
-        return h;
+        return HeapStorage.checked(op, storage, layout);
     }
 
     /** The float[] behind a float32 operand; any other dtype is an error naming the op. */
     protected static float[] floats(String op, Storage storage, Layout layout) {
-        if (storage.dtype() != DType.FLOAT32) {
-            throw new IllegalArgumentException(op + ": expected float32, got " + storage.dtype());
-        }
-        return heap(op, storage, layout).floats();
+        return HeapStorage.floats(op, storage, layout);
     }
 
     /** Throws unless both layouts have the same shape. */
@@ -83,11 +76,6 @@ public class ReferenceBackend implements Backend {
             throw new IllegalArgumentException("matmul: shapes " + Arrays.toString(a.shape()) + " and "
                     + Arrays.toString(b.shape()) + " do not multiply (expected (batch..., m, k) and (batch..., k, n))");
         }
-    }
-
-    private static boolean hasNegativeStride(Layout layout) {
-        for (int d = 0; d < layout.rank(); d++) if (layout.stride(d) < 0 && layout.size(d) > 1) return true;
-        return false;
     }
 
     // ---- memory and transfer -------------------------------------------------------------------

@@ -1,6 +1,9 @@
 package dev.symbiont.core.conformance;
 
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.fused.activation.ActivationConformance;
+import dev.symbiont.core.fused.attention.AttentionConformance;
+import dev.symbiont.core.fused.norm.NormConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -13,8 +16,9 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
- * Each op family runs as a nested group comparing the backend with a fresh
- * {@link dev.symbiont.core.reference.ReferenceBackend}, forward and backward. The family
+ * Each primitive group and each fused family ({@code dev.symbiont.core.fused.*}) runs as a
+ * nested group comparing the backend with a fresh
+ * {@link dev.symbiont.core.reference.ReferenceBackend}, forward and backward. The group
  * classes can also be extended one by one.
  */
 public abstract class BackendConformanceTest {
@@ -38,12 +42,22 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
-    class Fused extends FusedConformance {
+    class Losses extends LossConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
     @Nested
-    class Attention extends AttentionConformance {
+    class NormFamily extends NormConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ActivationFamily extends ActivationConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class AttentionFamily extends AttentionConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 

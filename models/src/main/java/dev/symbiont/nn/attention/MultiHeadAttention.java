@@ -2,7 +2,7 @@ package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.ops.Attention;
+import dev.symbiont.core.fused.attention.Attention;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;

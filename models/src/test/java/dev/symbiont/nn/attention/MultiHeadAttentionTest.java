@@ -3,7 +3,7 @@ package dev.symbiont.nn.attention;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.ops.Attention;
+import dev.symbiont.core.fused.attention.Attention;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

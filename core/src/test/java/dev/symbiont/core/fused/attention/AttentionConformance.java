@@ -1,6 +1,7 @@
-package dev.symbiont.core.conformance;
+package dev.symbiont.core.fused.attention;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.conformance.ConformanceBase;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

@@ -1,20 +1,16 @@
-package dev.symbiont.core.ops;
+package dev.symbiont.core.fused.attention;
 
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.amp.Autocast;
-import dev.symbiont.core.autograd.Autograd;
-import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.FusedOps;
+import dev.symbiont.core.fused.FusedOp;
+import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
-import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
 /**
  * Scaled-dot-product attention, {@code softmax(q·kᵀ·scale + mask) · v}, through the backend's
- * fused tier ({@link FusedOps#attention}): the default materialises the scores, a backend may
- * replace it with a tiled kernel that never holds them (the CPU backend's FlashAttention).
+ * attention family ({@link AttentionKernels}): the reference materialises the scores, a backend
+ * may replace it with a tiled kernel that never holds them (the CPU backend's FlashAttention).
  *
  * <p>Shapes: q (batch, heads, sq, d); k and v (batch, kvHeads, sk, d) with heads a multiple of
  * kvHeads (grouped-query attention: query head h reads kv head {@code h / (heads / kvHeads)};
@@ -42,6 +38,7 @@ public final class Attention {
     private Attention() {}
 
     static final String OP = "scaled_dot_product_attention";
+    private static final FusedOp<AttentionKernels> SDPA = FusedOp.of(AttentionKernels.FAMILY, OP, OpCategory.ATTENTION);
 
     /** Attention with the usual scale 1/√d. */
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal) {
@@ -67,24 +64,19 @@ public final class Attention {
         check(q, k, v, mask);
         int batch = q.size(0), heads = q.size(1), sq = q.size(2), d = q.size(3), sk = k.size(2);
         long flops = 4L * batch * heads * sq * sk * d;
-        long bytes = Profiled.bytes(q) + Profiled.bytes(k) + Profiled.bytes(v) + Profiled.bytes(mask) + Profiled.bytes(q);
-        try (var p = Profiler.op(OP, OpCategory.ATTENTION, flops, bytes)) {
-            Backend be = q.backend();
-            Tensor q2 = q.detach(), k2 = k.detach(), v2 = v.detach();
-            Tensor m2 = mask == null ? null : new Tensor(mask.storage(), mask.layout().expand(batch, heads, sq, sk));
-            FusedOps.AttentionResult r;
-            try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
-                r = be.attention(q2, k2, v2, m2, causal, scale);
-            }
-            Tensor y = r.output(), lse = r.logsumexp();
-            return Autograd.record(OP, y, g -> {
-                FusedOps.AttentionGrads gr;
-                try (var f32 = Autocast.disable()) {
-                    gr = be.attentionBackward(g, q2, k2, v2, m2, causal, scale, y, lse);
-                }
-                return new Tensor[] {gr.dq(), gr.dk(), gr.dv()};
-            }, q, k, v);
-        }
+        long bytes = FusedOp.bytes(q, k, v, mask, q);
+        Tensor q2 = q.detach(), k2 = k.detach(), v2 = v.detach();
+        Tensor m2 = mask == null ? null : new Tensor(mask.storage(), mask.layout().expand(batch, heads, sq, sk));
+        return SDPA.run(q.backend(), flops, bytes,
+                kernels -> {
+                    AttentionKernels.AttentionResult r = kernels.attention(q2, k2, v2, m2, causal, scale);
+                    return new FusedOp.Result<>(r.output(), r);
+                },
+                (kernels, r, g) -> {
+                    AttentionKernels.AttentionGrads gr = kernels.attentionBackward(g, q2, k2, v2, m2, causal, scale,
+                            r.output(), r.logsumexp());
+                    return new Tensor[] {gr.dq(), gr.dk(), gr.dv()};
+                }, q, k, v);
     }
 
     /** The argument checks; each message names the op and the shapes. */

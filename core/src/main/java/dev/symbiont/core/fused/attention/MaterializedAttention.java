@@ -1,10 +1,12 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.fused.attention;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
 
 /**
- * The reference attention behind {@link FusedOps#attention}: the (batch, heads, sq, sk) scores
+ * The attention family's reference: the (batch, heads, sq, sk) scores
  * are materialised, masked, soft-maxed and multiplied by v, all with tensor ops. Grouped-query
  * attention costs no copy of k or v: q is seen as (batch, kvHeads, group·sq, d), so each kv head
  * multiplies the stacked rows of the query heads that share it, and the gradients of k and v
@@ -14,18 +16,17 @@ import dev.symbiont.core.Tensor;
  * at most two (batch, heads, sq, sk) buffers at once, the backward three — the memory a fused
  * kernel saves.
  *
- * <p>Public so that tests and benchmarks can run the reference on any backend (with that
- * backend's matmul and elementwise kernels) next to the backend's own fused kernel.
+ * <p>It runs on any backend with that backend's matmul and elementwise kernels, so forcing the
+ * family to its reference ({@code -Dsymbiont.fused.attention=reference}) isolates the kernel.
  */
-public final class MaterializedAttention {
-    private MaterializedAttention() {}
+public final class MaterializedAttention implements AttentionKernels {
 
-    /** {@link FusedOps#attention}'s default: the same arguments, contract and result. */
-    public static FusedOps.AttentionResult forward(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+    @Override
+    public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         Backend be = q.backend();
         if (b == 0 || h == 0 || sq == 0 || sk == 0) {
-            return new FusedOps.AttentionResult(zeros(be, b, h, sq, d), fill(be, Double.NEGATIVE_INFINITY, b, h, sq));
+            return new AttentionResult(zeros(be, b, h, sq, d), fill(be, Double.NEGATIVE_INFINITY, b, h, sq));
         }
         Tensor s = scores(q, k, mask, causal, scale);
         // A row with every key masked has max −∞: shift it by 0 instead, so exp gives zeros, not NaN.
@@ -37,17 +38,17 @@ public final class MaterializedAttention {
         Tensor lse = mSafe.add(sum.log()); // −∞ for an empty row
         Tensor p = consume(e.div(Tensor.where(sum.eq(0), scalar(be, 1), sum)), e);
         Tensor out = consume(p.reshape(b, kvh, (h / kvh) * sq, sk).matmul(v), p);
-        return new FusedOps.AttentionResult(out.reshape(b, h, sq, d), lse.reshape(b, h, sq));
+        return new AttentionResult(out.reshape(b, h, sq, d), lse.reshape(b, h, sq));
     }
 
-    /** {@link FusedOps#attentionBackward}'s default: the same arguments, contract and result. */
-    public static FusedOps.AttentionGrads backward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
+    @Override
+    public AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
                                             double scale, Tensor out, Tensor logsumexp) {
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         int rows = (h / kvh) * sq;
         Backend be = q.backend();
         if (b == 0 || h == 0 || sq == 0 || sk == 0) {
-            return new FusedOps.AttentionGrads(zeros(be, b, h, sq, d), zeros(be, b, kvh, sk, d),
+            return new AttentionGrads(zeros(be, b, h, sq, d), zeros(be, b, kvh, sk, d),
                     zeros(be, b, kvh, sk, d));
         }
         // P = exp(S − lse), recomputed; an empty row (lse = −∞) subtracts +∞ and gets zeros.
@@ -64,7 +65,7 @@ public final class MaterializedAttention {
         Tensor ds = consume(p.mul(consume(dp.sub(rowDot), dp)), p);
         Tensor dq = ds.matmul(k).mul(scale).reshape(b, h, sq, d);
         Tensor dk = consume(ds.transpose(2, 3).matmul(q.reshape(b, kvh, rows, d)), ds).mul(scale);
-        return new FusedOps.AttentionGrads(dq, dk, dv);
+        return new AttentionGrads(dq, dk, dv);
     }
 
     /** q·kᵀ·scale + mask + causal mask: (batch, heads, sq, sk), a fresh contiguous tensor. */
@@ -91,6 +92,9 @@ public final class MaterializedAttention {
         if (spent.storage() != result.storage()) spent.storage().release();
         return result;
     }
+
+    @Override
+    public String toString() { return "MaterializedAttention"; }
 
     private static Tensor scalar(Backend be, double value) {
         return fill(be, value);

@@ -1,10 +1,9 @@
-package dev.symbiont.core.ops;
+package dev.symbiont.core.fused.attention;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradCheck;
-import dev.symbiont.core.backend.FusedOps;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 import dev.symbiont.core.profile.ProfilerSession;
@@ -20,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The reference scaled-dot-product attention ({@link FusedOps#attention}'s default) against an
+ * The reference scaled-dot-product attention ({@link MaterializedAttention}) against an
  * independent scalar loop in double, its gradients against finite differences, and its errors.
  */
 class AttentionTest {
@@ -156,7 +155,7 @@ class AttentionTest {
     void logsumexpIsTheLogOfEachRowsSoftmaxDenominatorAndMinusInfinityForAnEmptyRow() {
         Tensor q = randn(1, 1, 3, 2), k = randn(1, 1, 3, 2), v = randn(1, 1, 3, 2);
         Tensor mask = Tensor.fromArray(new float[] {0, 0, 0, 0, 0, 0, (float) NEG_INF, (float) NEG_INF, (float) NEG_INF}, 3, 3);
-        FusedOps.AttentionResult r = new ReferenceBackend().attention(q, k, v, mask.expand(1, 1, 3, 3), false, 0.5);
+        AttentionKernels.AttentionResult r = new MaterializedAttention().attention(q, k, v, mask.expand(1, 1, 3, 3), false, 0.5);
         float[] lse = r.logsumexp().toFloatArray();
         assertArrayEquals(new int[] {1, 1, 3}, r.logsumexp().shape());
         float[] s = q.matmul(k.transpose(2, 3)).mul(0.5).toFloatArray();

@@ -1,7 +1,6 @@
-package dev.symbiont.core.conformance;
+package dev.symbiont.core.fused.norm;
 
-import dev.symbiont.core.Tensor;
-import dev.symbiont.core.ops.Losses;
+import dev.symbiont.core.conformance.ConformanceBase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -12,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The fused tier (softmax, log_softmax, layer_norm, rms_norm) and the losses, against the reference. */
-public abstract class FusedConformance extends ConformanceBase {
+/** The norm family (softmax, log_softmax, layer_norm, rms_norm), forward and backward, against its reference. */
+public abstract class NormConformance extends ConformanceBase {
 
     static Stream<Arguments> dimAndLayout() {
         List<Arguments> cases = new ArrayList<>();
@@ -84,36 +83,5 @@ public abstract class FusedConformance extends ConformanceBase {
     @Test
     void rmsNormOverANonLastDimMatchesReference() {
         assertMatchesReference("rms_norm dim 0", in -> in.randn(9, 4).t().rmsNorm(new int[] {9}, in.randn(9), 1e-6).t(), ACCUMULATING);
-    }
-
-    private static Tensor targets(Inputs in, int n, int classes, boolean withIgnored) {
-        long[] t = new long[n];
-        for (int i = 0; i < n; i++) t[i] = withIgnored && i % 3 == 1 ? -100 : in.generator().nextInt(classes);
-        return Tensor.fromArray(t, n);
-    }
-
-    @Test
-    void crossEntropyMatchesReferenceWithAndWithoutIgnoredTargets() {
-        assertMatchesReference("cross_entropy", in -> in.randn(13, 7).mul(2.0).crossEntropy(targets(in, 13, 7, false)), ACCUMULATING);
-        assertMatchesReference("cross_entropy ignore", in -> in.randn(13, 7).mul(2.0).crossEntropy(targets(in, 13, 7, true)), ACCUMULATING);
-        assertMatchesReference("cross_entropy custom ignore", in -> {
-            Tensor logits = in.transposed(6, 33);
-            long[] t = {0, 32, 5, 5, 3, 32};
-            return Losses.crossEntropy(logits, Tensor.fromArray(t, 6), 5);
-        }, ACCUMULATING);
-    }
-
-    @Test
-    void crossEntropyOverBatchAndSequenceMatchesReference() {
-        assertMatchesReference("cross_entropy 3-D", in -> {
-            Tensor logits = in.randn(2, 5, 11);
-            Tensor t = in.indices(11, 2, 5);
-            return logits.crossEntropy(t);
-        }, ACCUMULATING);
-    }
-
-    @Test
-    void mseLossMatchesReferenceWithGradientsForBothSides() {
-        assertMatchesReference("mse_loss", in -> in.transposed(7, 13).mseLoss(in.strided(7, 13)), ACCUMULATING);
     }
 }

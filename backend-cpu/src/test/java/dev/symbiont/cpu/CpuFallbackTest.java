@@ -1,0 +1,70 @@
+package dev.symbiont.cpu;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.Fallbacks;
+import dev.symbiont.core.fused.Families;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.cpu.fused.CpuAttention;
+import dev.symbiont.cpu.fused.CpuNorm;
+import dev.symbiont.cpu.gemm.GemmPath;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/** Which families the CPU backend implements, the switch back to the reference, and counted fallbacks. */
+class CpuFallbackTest {
+    private final CpuBackend cpu = new CpuBackend();
+
+    @Test
+    void theCpuBackendImplementsNormActivationAndAttention() {
+        assertEquals(Families.all(), Families.implementedBy(cpu));
+        assertInstanceOf(CpuNorm.class, cpu.fused(NormKernels.FAMILY));
+        CpuBackend scalar = new CpuBackend(GemmPath.EJML, false);
+        assertEquals(List.of(AttentionKernels.FAMILY), Families.implementedBy(scalar), "scalar tiles keep FlashAttention's memory");
+        assertInstanceOf(CpuAttention.class, scalar.fused(AttentionKernels.FAMILY));
+    }
+
+    @Test
+    void forcingAFamilyHandsTheReferenceOutOnTheCpuToo() {
+        try (var forced = FusedKernels.forceReference(AttentionKernels.FAMILY)) {
+            assertSame(AttentionKernels.FAMILY.reference(), FusedKernels.of(AttentionKernels.FAMILY, cpu));
+            assertInstanceOf(CpuNorm.class, FusedKernels.of(NormKernels.FAMILY, cpu), "only the forced family changes");
+        }
+    }
+
+    @Test
+    void aSoftmaxAlongANonLastDimIsCountedAndShownInTheProfile() {
+        try (var scope = Backends.use(cpu)) {
+            Tensor x = Tensor.randn(new Generator(1), 6, 5);
+            long before = Fallbacks.count("softmax");
+            x.softmax(-1);
+            assertEquals(before, Fallbacks.count("softmax"), "the last dim is the kernel's own case");
+            try (var session = Profiler.start("fallbacks")) {
+                x.softmax(0);
+                assertEquals(before + 1, Fallbacks.count("softmax"));
+                assertEquals(1L, session.report().fallbacks().get("softmax: dim is not the last"));
+                assertFalse(session.report().table().indexOf("softmax: dim is not the last") < 0, "the table lists it");
+            }
+        }
+    }
+
+    @Test
+    void aReductionOverAMiddleDimIsCounted() {
+        try (var scope = Backends.use(cpu)) {
+            Tensor x = Tensor.randn(new Generator(2), 3, 4, 5);
+            long before = Fallbacks.count("reduce SUM");
+            x.sum(1, false);
+            assertEquals(before + 1, Fallbacks.count("reduce SUM"));
+        }
+    }
+}
