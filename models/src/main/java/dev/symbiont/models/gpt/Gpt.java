@@ -207,6 +207,7 @@ public final class Gpt extends Module {
     @Override
     protected String extraRepr() {
         return "vocab=" + config.vocab() + ", dModel=" + config.dModel() + ", layers=" + config.layers() + ", heads=" + config.heads()
-                + "/" + config.kvHeads() + ", positions=" + config.positions();
+                + "/" + config.kvHeads() + ", positions=" + config.positions()
+                + (config.positions() == PositionKind.ROPE ? ", ropeTheta=" + config.ropeTheta() : "");
     }
 }

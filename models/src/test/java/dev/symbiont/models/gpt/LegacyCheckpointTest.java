@@ -32,7 +32,10 @@ class LegacyCheckpointTest {
     @ValueSource(strings = {"gpt2-tiny", "llama-tiny"})
     void should_load_a_checkpoint_from_before_mixers_strictly_with_the_same_logits(String name) throws Exception {
         SafetensorsFile checkpoint = resource(name + ".safetensors"), expected = resource(name + ".logits.safetensors");
-        Gpt model = new Gpt(GptConfig.fromMap(checkpoint.metadata()), new Generator(0));
+        assertFalse(checkpoint.metadata().containsKey("rope_theta"), "written before RoPE's base was saved");
+        GptConfig config = GptConfig.fromMap(checkpoint.metadata());
+        assertEquals(GptConfig.DEFAULT_ROPE_THETA, config.ropeTheta());
+        Gpt model = new Gpt(config, new Generator(0));
         LoadReport report = model.loadStateDict(checkpoint.tensors(), true);
         assertTrue(report.isClean(), report.toString());
         assertEquals(checkpoint.tensors().keySet(), model.stateDict().keySet(), "the same keys in the same order");
