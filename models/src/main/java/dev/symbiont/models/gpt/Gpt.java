@@ -13,18 +13,21 @@ import dev.symbiont.nn.Losses;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.Seed;
-import dev.symbiont.nn.attention.KvCache;
 import dev.symbiont.nn.attention.TransformerBlock;
-import dev.symbiont.nn.attention.TransformerDecoder;
+import dev.symbiont.nn.block.DecoderStack;
+import dev.symbiont.nn.block.DecodingState;
+import dev.symbiont.nn.block.ResidualBlock;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A decoder-only language model (GPT-2, Radford et al. 2019; Llama-style with RMSNorm, SwiGLU,
  * RoPE and grouped-query attention as options):
  * <pre>
  *   h₀ = Dropout(tok_emb[ids] + pos_emb[positions])        (pos_emb only with learned positions)
- *   h_l = Block_l(h_{l−1}),  l = 1..L                       causal, pre-norm ({@link TransformerBlock})
+ *   h_l = Block_l(h_{l−1}),  l = 1..L                       causal, pre-norm ({@link TransformerBlock} in a {@link DecoderStack})
  *   logits = norm_f(h_L) · lm_headᵀ
  * </pre>
  * State-dict keys: {@code tok_emb.weight}, {@code pos_emb.weight}, {@code blocks.<i>.norm1.*},
@@ -43,7 +46,7 @@ public final class Gpt extends Module {
     private final GptConfig config;
     private final Embedding tokEmb, posEmb;
     private final Dropout drop;
-    private final TransformerDecoder decoder;
+    private final DecoderStack decoder;
     private final LmHead lmHead;
 
     /** A model with GPT-2's initialisation, drawn from the shared {@link Seed} generator. */
@@ -63,7 +66,7 @@ public final class Gpt extends Module {
         this.tokEmb = module("tok_emb", new Embedding(config.vocab(), config.dModel(), g));
         this.posEmb = config.positions() == PositionKind.LEARNED ? module("pos_emb", new Embedding(config.maxSeq(), config.dModel(), g)) : null;
         this.drop = module("drop", new Dropout(config.dropout(), new Generator(g.nextLong())));
-        this.decoder = wrap(new TransformerDecoder(config.blockConfig(), config.layers(), g)); // keys blocks.*, norm_f.*
+        this.decoder = wrap(TransformerBlock.decoder(config.blockConfig(), config.layers(), g)); // keys blocks.*, norm_f.*
         Parameter head = config.tiedEmbeddings() ? tokEmb.weight() : new Parameter(Tensor.zeros(config.vocab(), config.dModel()));
         this.lmHead = module("lm_head", new LmHead(head));
         initialise(g, initStd);
@@ -80,10 +83,10 @@ public final class Gpt extends Module {
         }
         if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, std, config.vocab(), config.dModel()));
         double residualStd = std / Math.sqrt(2.0 * config.layers());
-        for (TransformerBlock block : decoder.blocks()) {
-            for (Linear l : new Linear[] {block.attn().outProj(), block.mlp().outProj()}) {
-                l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));
-            }
+        for (ResidualBlock<?, ?> block : decoder.blocks()) {
+            List<Linear> residual = new ArrayList<>(block.sequenceMixer().residualProjections());
+            residual.addAll(block.channelMixer().residualProjections());
+            for (Linear l : residual) l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));
         }
     }
 
@@ -98,22 +101,22 @@ public final class Gpt extends Module {
     public Tensor forward(Tensor ids) { return forward(ids, null); }
 
     /**
-     * Logits for ids that continue the sequence held in {@code cache} (positions
-     * cache.length(), ...); their keys and values are appended to it.
+     * Logits for ids that continue the sequence held in {@code state} (positions
+     * state.length(), ...); every block extends its part of the state (keys and values for attention).
      *
      * @param ids   (batch, seq) integer token ids
-     * @param cache null, or a cache from {@link #newCache}
+     * @param state null, or a decoding state from {@link #newState}
      * @return (batch, seq, vocab) float32
      */
-    public Tensor forward(Tensor ids, KvCache cache) {
+    public Tensor forward(Tensor ids, DecodingState state) {
         if (ids.dim() != 2 || !ids.dtype().isInteger()) {
             throw new IllegalArgumentException("Gpt: ids must be (batch, seq) integer token ids, got " + ids.dtype() + " "
                     + Arrays.toString(ids.shape()));
         }
-        int seq = ids.size(1), offset = cache == null ? 0 : cache.length();
+        int seq = ids.size(1), offset = state == null ? 0 : state.length();
         if (offset + seq > config.maxSeq()) {
             throw new IllegalArgumentException("Gpt: positions " + offset + ".." + (offset + seq - 1) + " exceed maxSeq " + config.maxSeq()
-                    + (cache == null ? "" : " (" + offset + " cached + " + seq + " new)"));
+                    + (state == null ? "" : " (" + offset + " decoded + " + seq + " new)"));
         }
         Tensor x = tokEmb.forward(ids);                                             // (batch, seq, dModel)
         if (posEmb != null) {
@@ -123,7 +126,7 @@ public final class Gpt extends Module {
             }
             x = x.add(posEmb.forward(positions));                                   // + (seq, dModel)
         }
-        x = decoder.forward(drop.forward(x), null, cache);
+        x = decoder.forward(drop.forward(x), null, state);
         return lmHead.forward(x);
     }
 
@@ -142,17 +145,17 @@ public final class Gpt extends Module {
         return Losses.crossEntropy(forward(ids), targets);
     }
 
-    /** An empty KV cache for this model holding up to {@code maxLength} (≤ maxSeq) positions. */
-    public KvCache newCache(int maxLength) {
+    /** An empty decoding state (a KV cache per block) for up to {@code maxLength} (≤ maxSeq) positions. */
+    public DecodingState newState(int maxLength) {
         if (maxLength > config.maxSeq()) {
-            throw new IllegalArgumentException("Gpt.newCache: maxLength " + maxLength + " exceeds maxSeq " + config.maxSeq());
+            throw new IllegalArgumentException("Gpt.newState: maxLength " + maxLength + " exceeds maxSeq " + config.maxSeq());
         }
-        return decoder.newCache(maxLength);
+        return decoder.newState(maxLength);
     }
 
     /**
      * Continues {@code prompt} by {@code maxNewTokens} tokens, one forward of a single token per
-     * step over a KV cache, in eval mode without gradients (the previous mode is restored).
+     * step over the decoding state (KV caches), in eval mode without gradients (the previous mode is restored).
      * The context is not cropped: prompt.length + maxNewTokens must fit in maxSeq.
      *
      * @param prompt       token ids, at least one
@@ -179,10 +182,10 @@ public final class Gpt extends Module {
         boolean wasTraining = isTraining();
         eval();
         try (var noGrad = GradMode.disabled(); var onModel = Backends.use(tokEmb.weight().value().backend())) {
-            KvCache cache = newCache(out.length);
+            DecodingState state = newState(out.length);
             Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
             for (int n = prompt.length; n < out.length; n++) {
-                Tensor logits = forward(input, cache);                                 // (1, seq, vocab)
+                Tensor logits = forward(input, state);                                 // (1, seq, vocab)
                 float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
                 out[n] = Sampler.sample(last, sampling, g);
                 input = Tensor.fromArray(new long[] {out[n]}, 1, 1);
@@ -199,11 +202,12 @@ public final class Gpt extends Module {
         return this;
     }
 
-    public TransformerDecoder decoder() { return decoder; }
+    public DecoderStack decoder() { return decoder; }
 
     @Override
     protected String extraRepr() {
         return "vocab=" + config.vocab() + ", dModel=" + config.dModel() + ", layers=" + config.layers() + ", heads=" + config.heads()
-                + "/" + config.kvHeads() + ", positions=" + config.positions();
+                + "/" + config.kvHeads() + ", positions=" + config.positions()
+                + (config.positions() == PositionKind.ROPE ? ", ropeTheta=" + config.ropeTheta() : "");
     }
 }

@@ -7,6 +7,7 @@ import dev.symbiont.nn.attention.NormKind;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The shape of a {@link Gpt}. GPT-2 small is
@@ -25,9 +26,14 @@ import java.util.Map;
  * @param norm           LayerNorm or RMSNorm
  * @param mlp            GELU MLP or SwiGLU
  * @param positions      learned positions or RoPE
+ * @param ropeTheta      RoPE's frequency base θ (Su et al. 2021, eq. 15: θ_j = θ^(−2j/d)); 10 000 in the paper and
+ *                       GPT-NeoX, 500 000 in Llama 3; saved with the config, read by attention only with RoPE
  */
 public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHeads, int ffSize, int maxSeq, double dropout,
-                        boolean tiedEmbeddings, NormKind norm, MlpKind mlp, PositionKind positions) {
+                        boolean tiedEmbeddings, NormKind norm, MlpKind mlp, PositionKind positions, double ropeTheta) {
+    /** RoPE's base in the paper, and what a config saved without {@code rope_theta} reads as. */
+    public static final double DEFAULT_ROPE_THETA = 10_000;
+
     public GptConfig {
         positive("vocab", vocab);
         positive("dModel", dModel);
@@ -48,6 +54,9 @@ public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHead
             throw new IllegalArgumentException("GptConfig: RoPE needs an even head size, got dModel / heads = " + dModel + " / " + heads
                     + " = " + dModel / heads);
         }
+        if (!(ropeTheta > 1) || Double.isInfinite(ropeTheta)) {
+            throw new IllegalArgumentException("GptConfig: ropeTheta must be finite and > 1, got " + ropeTheta);
+        }
     }
 
     private static void positive(String name, int value) {
@@ -57,35 +66,61 @@ public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHead
     /** GPT-2's choices: kvHeads = heads, ffSize = 4·dModel, no dropout, tied embeddings, LayerNorm, GELU, learned positions. */
     public static GptConfig of(int vocab, int dModel, int layers, int heads, int maxSeq) {
         return new GptConfig(vocab, dModel, layers, heads, heads, 4 * dModel, maxSeq, 0, true,
-                NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED);
+                NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, DEFAULT_ROPE_THETA);
     }
 
     public int headDim() { return dModel / heads; }
 
     /** The configuration of each block. Biases: on with a GELU MLP (GPT-2), off with SwiGLU (Llama). */
     public BlockConfig blockConfig() {
-        return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, true, mlp == MlpKind.GELU,
-                positions == PositionKind.ROPE ? maxSeq : 0, 10_000);
+        return BlockConfig.of(dModel, heads, ffSize).withKvHeads(kvHeads).withDropout(dropout).withNorm(norm).withMlp(mlp)
+                .withBias(mlp == MlpKind.GELU).withRope(positions == PositionKind.ROPE ? maxSeq : 0, ropeTheta);
     }
 
-    public GptConfig withKvHeads(int n) { return new GptConfig(vocab, dModel, layers, heads, n, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions); }
-    public GptConfig withFfSize(int n) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, n, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions); }
-    public GptConfig withDropout(double p) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, p, tiedEmbeddings, norm, mlp, positions); }
-    public GptConfig withTiedEmbeddings(boolean on) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, on, norm, mlp, positions); }
-    public GptConfig withNorm(NormKind n) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, n, mlp, positions); }
-    public GptConfig withMlp(MlpKind m) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, m, positions); }
-    public GptConfig withPositions(PositionKind p) { return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, p); }
+    public GptConfig withKvHeads(int n) { return with(b -> b.kvHeads = n); }
+    public GptConfig withFfSize(int n) { return with(b -> b.ffSize = n); }
+    public GptConfig withDropout(double p) { return with(b -> b.dropout = p); }
+    public GptConfig withTiedEmbeddings(boolean on) { return with(b -> b.tiedEmbeddings = on); }
+    public GptConfig withNorm(NormKind n) { return with(b -> b.norm = n); }
+    public GptConfig withMlp(MlpKind m) { return with(b -> b.mlp = m); }
+    public GptConfig withPositions(PositionKind p) { return with(b -> b.positions = p); }
+    public GptConfig withRopeTheta(double theta) { return with(b -> b.ropeTheta = theta); }
+
+    /** This config with the fields {@code change} sets, validated like any config. */
+    private GptConfig with(Consumer<Fields> change) { return new Fields(this).apply(change); }
+
+    /** The record's fields as variables, so a with-method states only its own change. */
+    private static final class Fields {
+        int vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq;
+        double dropout, ropeTheta;
+        boolean tiedEmbeddings;
+        NormKind norm;
+        MlpKind mlp;
+        PositionKind positions;
+
+        Fields(GptConfig c) {
+            vocab = c.vocab; dModel = c.dModel; layers = c.layers; heads = c.heads; kvHeads = c.kvHeads; ffSize = c.ffSize;
+            maxSeq = c.maxSeq; dropout = c.dropout; tiedEmbeddings = c.tiedEmbeddings; norm = c.norm; mlp = c.mlp;
+            positions = c.positions; ropeTheta = c.ropeTheta;
+        }
+
+        GptConfig apply(Consumer<Fields> change) {
+            change.accept(this);
+            return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions, ropeTheta);
+        }
+    }
 
     // ---- string map (checkpoint metadata) -------------------------------------------------------
 
-    private static final String[] KEYS = {"vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "ff_size", "max_seq",
+    private static final String[] REQUIRED_KEYS = {"vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "ff_size", "max_seq",
             "dropout", "tied_embeddings", "norm", "mlp", "positions"};
 
     /**
      * The config as string pairs for checkpoint metadata (safetensors' {@code __metadata__}):
      * {@code vocab_size, d_model, n_layers, n_heads, n_kv_heads, ff_size, max_seq, dropout,
      * tied_embeddings} and {@code norm} ("layer_norm" | "rms_norm"), {@code mlp} ("gelu" | "swiglu"),
-     * {@code positions} ("learned" | "rope"). Doubles are written so they read back exactly.
+     * {@code positions} ("learned" | "rope"), {@code rope_theta} (Hugging Face's name). Doubles are
+     * written so they read back exactly.
      */
     public Map<String, String> toMap() {
         Map<String, String> m = new LinkedHashMap<>();
@@ -101,21 +136,24 @@ public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHead
         m.put("norm", norm.name().toLowerCase(Locale.ROOT));
         m.put("mlp", mlp.name().toLowerCase(Locale.ROOT));
         m.put("positions", positions.name().toLowerCase(Locale.ROOT));
+        m.put("rope_theta", Double.toString(ropeTheta));
         return m;
     }
 
     /**
-     * Reads a config written by {@link #toMap()}. Every key of toMap is required; other keys
-     * (the rest of a checkpoint's metadata) are ignored. A missing key or an unreadable value
+     * Reads a config written by {@link #toMap()}. Every key of toMap is required except
+     * {@code rope_theta}, which configs saved before it existed lack: they read as
+     * {@link #DEFAULT_ROPE_THETA}. Other keys (the rest of a checkpoint's metadata) are ignored. A missing key or an unreadable value
      * throws naming the key; the result is validated like any config.
      */
     public static GptConfig fromMap(Map<String, String> m) {
-        for (String key : KEYS) {
+        for (String key : REQUIRED_KEYS) {
             if (!m.containsKey(key)) throw new IllegalArgumentException("GptConfig.fromMap: key '" + key + "' is missing (have " + m.keySet() + ")");
         }
         return new GptConfig(integer(m, "vocab_size"), integer(m, "d_model"), integer(m, "n_layers"), integer(m, "n_heads"),
                 integer(m, "n_kv_heads"), integer(m, "ff_size"), integer(m, "max_seq"), real(m, "dropout"), bool(m, "tied_embeddings"),
-                kind(m, "norm", NormKind.class), kind(m, "mlp", MlpKind.class), kind(m, "positions", PositionKind.class));
+                kind(m, "norm", NormKind.class), kind(m, "mlp", MlpKind.class), kind(m, "positions", PositionKind.class),
+                m.containsKey("rope_theta") ? real(m, "rope_theta") : DEFAULT_ROPE_THETA);
     }
 
     private static int integer(Map<String, String> m, String key) {

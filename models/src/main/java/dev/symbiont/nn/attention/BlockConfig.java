@@ -1,5 +1,7 @@
 package dev.symbiont.nn.attention;
 
+import java.util.function.Consumer;
+
 /**
  * The shape of one Transformer block ({@link TransformerBlock}), shared by every block of a stack.
  *
@@ -49,12 +51,36 @@ public record BlockConfig(int dModel, int heads, int kvHeads, int ffSize, double
     /** Whether attention applies rotary position embeddings. */
     public boolean rope() { return ropeMaxSeq > 0; }
 
-    public BlockConfig withKvHeads(int n) { return new BlockConfig(dModel, heads, n, ffSize, dropout, norm, mlp, fusedQkv, bias, ropeMaxSeq, ropeBase); }
-    public BlockConfig withDropout(double p) { return new BlockConfig(dModel, heads, kvHeads, ffSize, p, norm, mlp, fusedQkv, bias, ropeMaxSeq, ropeBase); }
-    public BlockConfig withNorm(NormKind n) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, n, mlp, fusedQkv, bias, ropeMaxSeq, ropeBase); }
-    public BlockConfig withMlp(MlpKind m) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, m, fusedQkv, bias, ropeMaxSeq, ropeBase); }
-    public BlockConfig withFusedQkv(boolean on) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, on, bias, ropeMaxSeq, ropeBase); }
-    public BlockConfig withBias(boolean on) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, fusedQkv, on, ropeMaxSeq, ropeBase); }
-    public BlockConfig withRope(int maxSeq) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, fusedQkv, bias, maxSeq, ropeBase); }
-    public BlockConfig withRope(int maxSeq, double base) { return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, fusedQkv, bias, maxSeq, base); }
+    public BlockConfig withKvHeads(int n) { return with(f -> f.kvHeads = n); }
+    public BlockConfig withDropout(double p) { return with(f -> f.dropout = p); }
+    public BlockConfig withNorm(NormKind n) { return with(f -> f.norm = n); }
+    public BlockConfig withMlp(MlpKind m) { return with(f -> f.mlp = m); }
+    public BlockConfig withFusedQkv(boolean on) { return with(f -> f.fusedQkv = on); }
+    public BlockConfig withBias(boolean on) { return with(f -> f.bias = on); }
+    /** RoPE over positions 0..maxSeq-1 (0: none), keeping the base. */
+    public BlockConfig withRope(int maxSeq) { return with(f -> f.ropeMaxSeq = maxSeq); }
+    /** RoPE over positions 0..maxSeq-1 (0: none) with frequency base θ = {@code base}. */
+    public BlockConfig withRope(int maxSeq, double base) { return with(f -> { f.ropeMaxSeq = maxSeq; f.ropeBase = base; }); }
+
+    /** This config with the fields {@code change} sets, validated like any config. */
+    private BlockConfig with(Consumer<Fields> change) { return new Fields(this).apply(change); }
+
+    /** The record's fields as variables, so a with-method states only its own change. */
+    private static final class Fields {
+        int dModel, heads, kvHeads, ffSize, ropeMaxSeq;
+        double dropout, ropeBase;
+        NormKind norm;
+        MlpKind mlp;
+        boolean fusedQkv, bias;
+
+        Fields(BlockConfig c) {
+            dModel = c.dModel; heads = c.heads; kvHeads = c.kvHeads; ffSize = c.ffSize; dropout = c.dropout; norm = c.norm; mlp = c.mlp;
+            fusedQkv = c.fusedQkv; bias = c.bias; ropeMaxSeq = c.ropeMaxSeq; ropeBase = c.ropeBase;
+        }
+
+        BlockConfig apply(Consumer<Fields> change) {
+            change.accept(this);
+            return new BlockConfig(dModel, heads, kvHeads, ffSize, dropout, norm, mlp, fusedQkv, bias, ropeMaxSeq, ropeBase);
+        }
+    }
 }

@@ -3,8 +3,10 @@ package dev.symbiont.nn.attention;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.nn.Dropout;
-import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.block.ChannelMixer;
+
+import java.util.List;
 
 /**
  * The position-wise feed-forward layer of a block (Vaswani et al. 2017, eq. 2), in one of two kinds:
@@ -12,9 +14,10 @@ import dev.symbiont.nn.Linear;
  *   GELU:   y = Dropout(proj(GELU(fc(x))))                       keys fc, proj          (GPT-2)
  *   SwiGLU: y = Dropout(w2(SiLU(w1(x)) ⊙ w3(x)))                  keys w1, w2, w3        (Shazeer 2020, eq. 6; Llama)
  * </pre>
- * GELU is the exact erf form (torch.nn.GELU's default). SwiGLU has no biases.
+ * GELU is the exact erf form (torch.nn.GELU's default). SwiGLU has no biases. As a block's
+ * {@link ChannelMixer} its key is {@code mlp}.
  */
-public final class FeedForward extends Layer {
+public final class FeedForward extends ChannelMixer {
     private final MlpKind kind;
     private final Linear fc, proj, w1, w2, w3;
     private final Dropout dropout;
@@ -44,8 +47,12 @@ public final class FeedForward extends Layer {
         return dropout.forward(y);
     }
 
-    /** The projection back to dModel ({@code proj} or {@code w2}): a residual projection for GPT-2's scaled init. */
-    public Linear outProj() { return kind == MlpKind.GELU ? proj : w2; }
+    @Override
+    public String blockKey() { return "mlp"; }
+
+    /** The projection back to dModel ({@code proj} or {@code w2}). */
+    @Override
+    public List<Linear> residualProjections() { return List.of(kind == MlpKind.GELU ? proj : w2); }
 
     public MlpKind kind() { return kind; }
 

@@ -5,9 +5,11 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.attention.Attention;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Linear;
-import dev.symbiont.nn.Module;
+import dev.symbiont.nn.block.MixerContext;
+import dev.symbiont.nn.block.SequenceMixer;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Multi-head self-attention (Vaswani et al. 2017, §3.2.2) with grouped-query heads (Ainslie et
@@ -23,9 +25,10 @@ import java.util.Arrays;
  * {@code out_proj} as in Hugging Face's BART/OPT. Without attention dropout the fused
  * scaled-dot-product op computes the heads (it handles the key/value groups itself); with
  * attention dropout in training mode the scores are materialised so the probabilities can be
- * dropped.
+ * dropped. As a block's {@link SequenceMixer} its key is {@code attn} and its decoding state a
+ * {@link KvCache}.
  */
-public final class MultiHeadAttention extends Module {
+public final class MultiHeadAttention extends SequenceMixer {
     private final int dModel, heads, kvHeads, headDim;
     private final Linear qkv, qProj, kProj, vProj, out;
     private final Dropout attnDropout, residDropout;
@@ -58,17 +61,34 @@ public final class MultiHeadAttention extends Module {
     /** Bidirectional self-attention without a mask: x (batch, seq, dModel) → (batch, seq, dModel). */
     public Tensor forward(Tensor x) { return forward(x, null, false, null); }
 
+    /** Self-attention as a block's sequence mixer: {@link #forward(Tensor, Tensor, boolean, KvCache)} with the context's mask, causality and KV cache. */
+    @Override
+    public Tensor forward(Tensor x, MixerContext context) {
+        return forward(x, context.mask(), context.causal(), context.stateAs(KvCache.class, "MultiHeadAttention"));
+    }
+
+    /** An empty KV cache for up to {@code maxLength} positions. */
+    @Override
+    public KvCache newState(int maxLength) { return new KvCache(maxLength); }
+
+    @Override
+    public String blockKey() { return "attn"; }
+
+    /** W_o ({@code proj} or {@code out_proj}). */
+    @Override
+    public List<Linear> residualProjections() { return List.of(out); }
+
     /**
      * Self-attention of x over itself and, with a cache, over the cached positions before it.
      *
      * @param x      (batch, seq, dModel)
      * @param mask   null or additive float32 broadcastable to (batch, heads, seq, cached + seq)
      * @param causal each position sees only itself and earlier ones (cached ones included)
-     * @param cache  null, or this layer's slot: x's keys and values are appended and x sits at
+     * @param cache  null, or this layer's cache: x's keys and values are appended and x sits at
      *               positions cached, cached + 1, ...
      * @return (batch, seq, dModel)
      */
-    public Tensor forward(Tensor x, Tensor mask, boolean causal, KvCache.LayerCache cache) {
+    public Tensor forward(Tensor x, Tensor mask, boolean causal, KvCache cache) {
         if (x.dim() != 3 || x.size(2) != dModel) {
             throw new IllegalArgumentException("MultiHeadAttention(dModel=" + dModel + "): expected x of shape (batch, seq, " + dModel
                     + "), got " + Arrays.toString(x.shape()));
@@ -111,9 +131,6 @@ public final class MultiHeadAttention extends Module {
     private Tensor splitHeads(Tensor t, int batch, int seq, int n) {
         return t.reshape(batch, seq, n, headDim).transpose(1, 2);
     }
-
-    /** The output projection W_o ({@code proj} or {@code out_proj}): a residual projection for GPT-2's scaled init. */
-    public Linear outProj() { return out; }
 
     public int heads() { return heads; }
 

@@ -1,60 +1,40 @@
 package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Generator;
-import dev.symbiont.core.Tensor;
-import dev.symbiont.nn.Checkpoint;
-import dev.symbiont.nn.Layer;
-import dev.symbiont.nn.Module;
+import dev.symbiont.nn.block.DecoderStack;
+import dev.symbiont.nn.block.ResidualBlock;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A pre-norm Transformer block (GPT-2; Xiong et al. 2020):
+ * The Transformer block (GPT-2; Llama with RMSNorm and SwiGLU): a pre-norm {@link ResidualBlock}
+ * whose sequence mixer is self-attention and whose channel mixer is the feed-forward layer:
  * <pre>
  *   h = x + Attn(Norm₁(x))
  *   y = h + MLP(Norm₂(h))
  * </pre>
- * Keys: {@code norm1}, {@code attn}, {@code norm2}, {@code mlp}. With activation checkpointing
- * on, a training forward keeps only the block's input and recomputes the rest in backward
- * ({@link Checkpoint}); a forward with a KV cache is never checkpointed.
+ * Keys: {@code norm1}, {@code attn}, {@code norm2}, {@code mlp}; its decoding state is a {@link KvCache}.
  */
-public final class TransformerBlock extends Module {
-    private final Layer norm1, norm2;
-    private final MultiHeadAttention attn;
-    private final FeedForward mlp;
-    private boolean checkpointing;
-
+public final class TransformerBlock extends ResidualBlock<MultiHeadAttention, FeedForward> {
     public TransformerBlock(BlockConfig c, Generator g) {
-        this.norm1 = module("norm1", c.norm().create(c.dModel()));
-        this.attn = module("attn", new MultiHeadAttention(c, g));
-        this.norm2 = module("norm2", c.norm().create(c.dModel()));
-        this.mlp = module("mlp", new FeedForward(c, g));
+        super(c.norm().create(c.dModel()), new MultiHeadAttention(c, g), c.norm().create(c.dModel()), new FeedForward(c, g));
     }
 
-    /**
-     * @param x      (batch, seq, dModel)
-     * @param mask   null or additive float32 broadcastable to (batch, heads, seq, cached + seq)
-     * @param causal causal self-attention
-     * @param cache  null or this block's KV-cache slot
-     * @return (batch, seq, dModel)
-     */
-    public Tensor forward(Tensor x, Tensor mask, boolean causal, KvCache.LayerCache cache) {
-        if (checkpointing && cache == null) return Checkpoint.run(this, in -> compute(in, mask, causal, null), x);
-        return compute(x, mask, causal, cache);
+    /** {@code layers} blocks of one config, drawn from {@code g} in order. */
+    public static List<TransformerBlock> stack(BlockConfig c, int layers, Generator g) {
+        if (layers <= 0) throw new IllegalArgumentException("TransformerBlock.stack: layers must be positive, got " + layers);
+        List<TransformerBlock> list = new ArrayList<>();
+        for (int i = 0; i < layers; i++) list.add(new TransformerBlock(c, g));
+        return list;
     }
 
-    private Tensor compute(Tensor x, Tensor mask, boolean causal, KvCache.LayerCache cache) {
-        Tensor h = x.add(attn.forward(norm1.forward(x), mask, causal, cache));
-        return h.add(mlp.forward(norm2.forward(h)));
+    /** A causal decoder of {@code layers} blocks and a final norm ({@code blocks.<i>.…}, {@code norm_f}): GPT's stack. */
+    public static DecoderStack decoder(BlockConfig c, int layers, Generator g) {
+        return new DecoderStack(c.dModel(), stack(c, layers, g), c.norm().create(c.dModel()));
     }
 
-    /** Turns activation checkpointing of this block on or off; returns this. */
-    public TransformerBlock checkpointing(boolean on) {
-        checkpointing = on;
-        return this;
-    }
+    public MultiHeadAttention attn() { return sequenceMixer(); }
 
-    public boolean checkpointing() { return checkpointing; }
-
-    public MultiHeadAttention attn() { return attn; }
-
-    public FeedForward mlp() { return mlp; }
+    public FeedForward mlp() { return channelMixer(); }
 }

@@ -6,9 +6,7 @@ import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.ModuleList;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * A bidirectional encoder stack (BERT/ViT, pre-norm): every position attends to every
@@ -21,10 +19,7 @@ public final class TransformerEncoder extends Module {
     private final int dModel;
 
     public TransformerEncoder(BlockConfig c, int layers, Generator g) {
-        if (layers <= 0) throw new IllegalArgumentException("TransformerEncoder: layers must be positive, got " + layers);
-        List<TransformerBlock> list = new ArrayList<>();
-        for (int i = 0; i < layers; i++) list.add(new TransformerBlock(c, g));
-        this.blocks = module("blocks", new ModuleList<>(list));
+        this.blocks = module("blocks", new ModuleList<>(TransformerBlock.stack(c, layers, g)));
         this.normF = module("norm_f", c.norm().create(c.dModel()));
         this.dModel = c.dModel();
     }

@@ -2,8 +2,15 @@ package dev.symbiont.models.gpt;
 
 import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.attention.NormKind;
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.io.Safetensors;
+import dev.symbiont.io.SafetensorsFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -24,6 +31,44 @@ class GptConfigTest {
         Map<String, String> withOthers = new HashMap<>(m);
         withOthers.put("format", "pt");
         assertEquals(LLAMA, GptConfig.fromMap(withOthers), "other metadata is ignored");
+    }
+
+    @Test
+    void should_state_each_change_once_and_keep_every_other_field() {
+        GptConfig base = GptConfig.of(100, 32, 2, 4, 16);
+        assertEquals(new GptConfig(100, 32, 2, 4, 2, 128, 16, 0, true, NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, 10_000),
+                base.withKvHeads(2));
+        assertEquals(new GptConfig(100, 32, 2, 4, 4, 128, 16, 0, true, NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, 5e5),
+                base.withRopeTheta(5e5));
+        assertEquals(LLAMA, LLAMA.withRopeTheta(3).withRopeTheta(GptConfig.DEFAULT_ROPE_THETA));
+        var e = assertThrows(IllegalArgumentException.class, () -> base.withRopeTheta(1));
+        assertTrue(e.getMessage().contains("ropeTheta must be finite and > 1, got 1.0"), e.getMessage());
+    }
+
+    @Test
+    void should_read_a_config_saved_without_rope_theta_as_the_papers_base() {
+        Map<String, String> old = new HashMap<>(LLAMA.withRopeTheta(5e5).toMap());
+        assertEquals("500000.0", old.remove("rope_theta"));
+        assertEquals(10_000, GptConfig.fromMap(old).ropeTheta());
+        assertEquals(LLAMA, GptConfig.fromMap(old));
+    }
+
+    @Test
+    void should_save_rope_theta_with_the_weights_and_change_the_logits_with_it(@TempDir Path dir) throws Exception {
+        GptConfig llama3 = LLAMA.withDropout(0).withRopeTheta(500_000);
+        Gpt model = new Gpt(llama3, new Generator(1), 0.3);
+        Path file = dir.resolve("model.safetensors");
+        Safetensors.write(file, model.stateDict(), model.config().toMap());
+        SafetensorsFile saved = Safetensors.read(file);
+        GptConfig restored = GptConfig.fromMap(saved.metadata());
+        assertEquals(500_000, restored.ropeTheta());
+        Tensor ids = Tensor.fromArray(new long[] {4, 8, 15, 16, 23, 42, 7, 3, 9, 1, 0, 2}, 1, 12);
+        Gpt reloaded = new Gpt(restored, new Generator(2)), otherTheta = new Gpt(restored.withRopeTheta(10_000), new Generator(2));
+        reloaded.loadStateDict(saved.tensors(), true);
+        otherTheta.loadStateDict(saved.tensors(), true);
+        float[] logits = model.forward(ids).toFloatArray();
+        assertArrayEquals(logits, reloaded.forward(ids).toFloatArray(), "the saved base reproduces the model");
+        assertFalse(Arrays.equals(logits, otherTheta.forward(ids).toFloatArray()), "the same weights at another base differ");
     }
 
     @Test
@@ -57,5 +102,6 @@ class GptConfigTest {
         assertTrue(e.getMessage().contains("vocab must be positive"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> GptConfig.of(100, 32, 2, 4, 16).withDropout(1));
         assertThrows(IllegalArgumentException.class, () -> GptConfig.of(100, 32, 2, 4, 16).withNorm(null));
+        assertThrows(IllegalArgumentException.class, () -> GptConfig.of(100, 32, 2, 4, 16).withRopeTheta(Double.NaN));
     }
 }

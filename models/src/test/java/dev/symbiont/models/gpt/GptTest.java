@@ -5,9 +5,9 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.StateDictMismatchException;
-import dev.symbiont.nn.attention.KvCache;
 import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.attention.NormKind;
+import dev.symbiont.nn.block.DecodingState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -82,15 +82,15 @@ class GptTest {
         Tensor ids = ids(7, 23, 2, 12);
         try (var noGrad = GradMode.disabled()) {
             Tensor full = model.forward(ids);
-            KvCache cache = model.newCache(12);
+            DecodingState state = model.newState(12);
             int at = 0;
             for (int len : new int[] {5, 1, 1, 3, 1, 1}) {
-                Tensor step = model.forward(ids.narrow(1, at, len), cache);
+                Tensor step = model.forward(ids.narrow(1, at, len), state);
                 assertClose(positions(full, at, len), step.toFloatArray(), 1e-4, name + ": positions " + at + ".." + (at + len - 1));
                 at += len;
             }
-            assertEquals(12, cache.length());
-            var e = assertThrows(IllegalArgumentException.class, () -> model.forward(ids.narrow(1, 0, 1), cache));
+            assertEquals(12, state.length());
+            var e = assertThrows(IllegalArgumentException.class, () -> model.forward(ids.narrow(1, 0, 1), state));
             assertTrue(e.getMessage().contains("exceed maxSeq 12"), e.getMessage());
         }
     }

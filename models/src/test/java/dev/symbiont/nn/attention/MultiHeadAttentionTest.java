@@ -97,11 +97,11 @@ class MultiHeadAttentionTest {
             MultiHeadAttention attn = new MultiHeadAttention(c, new Generator(11));
             Tensor x = randn(12, 2, 9, 16);
             Tensor full = attn.forward(x, null, true, null);
-            KvCache cache = new KvCache(1, 9);
+            KvCache cache = new KvCache(9);
             int[] chunks = {4, 1, 3, 1};
             int at = 0;
             for (int len : chunks) {
-                Tensor step = attn.forward(x.narrow(1, at, len), null, true, cache.layer(0));
+                Tensor step = attn.forward(x.narrow(1, at, len), null, true, cache);
                 assertClose(rows(full, at, len), step.toFloatArray(), 1e-5, c + ": positions " + at + ".." + (at + len - 1));
                 at += len;
             }

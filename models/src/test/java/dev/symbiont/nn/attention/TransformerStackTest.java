@@ -3,6 +3,8 @@ package dev.symbiont.nn.attention;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.nn.Parameter;
+import dev.symbiont.nn.block.DecoderStack;
+import dev.symbiont.nn.block.DecodingState;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -25,7 +27,7 @@ class TransformerStackTest {
                 .withBias(false).withRope(8), new Generator(1)).stateDict().keySet());
         assertEquals(List.of("norm1.weight", "attn.q_proj.weight", "attn.k_proj.weight", "attn.v_proj.weight", "attn.out_proj.weight",
                 "norm2.weight", "mlp.w1.weight", "mlp.w2.weight", "mlp.w3.weight"), llama);
-        var stack = new TransformerDecoder(BASE, 2, new Generator(1)).stateDict().keySet();
+        var stack = TransformerBlock.decoder(BASE, 2, new Generator(1)).stateDict().keySet();
         assertTrue(stack.contains("blocks.1.attn.qkv.weight") && stack.contains("norm_f.weight"), stack.toString());
     }
 
@@ -66,7 +68,7 @@ class TransformerStackTest {
 
     @Test
     void should_be_causal_in_the_decoder() {
-        TransformerDecoder decoder = new TransformerDecoder(BASE.withKvHeads(1), 2, new Generator(8));
+        DecoderStack decoder = TransformerBlock.decoder(BASE.withKvHeads(1), 2, new Generator(8));
         Tensor x = randn(9, 2, 6, 16);
         Tensor changed = Tensor.cat(List.of(x.narrow(1, 0, 3), randn(10, 2, 3, 16)), 1);
         assertClose(rows(decoder.forward(x), 0, 3), rows(decoder.forward(changed), 0, 3), 0, "positions 0..2");
@@ -74,25 +76,25 @@ class TransformerStackTest {
 
     @Test
     void should_decode_a_stack_incrementally_like_the_full_sequence() {
-        TransformerDecoder decoder = new TransformerDecoder(BASE.withKvHeads(2).withRope(12).withNorm(NormKind.RMS_NORM).withMlp(MlpKind.SWIGLU),
+        DecoderStack decoder = TransformerBlock.decoder(BASE.withKvHeads(2).withRope(12).withNorm(NormKind.RMS_NORM).withMlp(MlpKind.SWIGLU),
                 3, new Generator(11));
         Tensor x = randn(12, 2, 8, 16);
         Tensor full = decoder.forward(x);
-        KvCache cache = decoder.newCache(8);
-        Tensor first = decoder.forward(x.narrow(1, 0, 5), null, cache);
+        DecodingState state = decoder.newState(8);
+        Tensor first = decoder.forward(x.narrow(1, 0, 5), null, state);
         assertClose(rows(full, 0, 5), first.toFloatArray(), 1e-5, "prefill");
         for (int t = 5; t < 8; t++) {
-            assertClose(rows(full, t, 1), decoder.forward(x.narrow(1, t, 1), null, cache).toFloatArray(), 1e-5, "step " + t);
+            assertClose(rows(full, t, 1), decoder.forward(x.narrow(1, t, 1), null, state).toFloatArray(), 1e-5, "step " + t);
         }
-        var e = assertThrows(IllegalArgumentException.class, () -> decoder.forward(x, null, new KvCache(2, 8)));
-        assertTrue(e.getMessage().contains("2 layers"), e.getMessage());
+        var e = assertThrows(IllegalArgumentException.class, () -> decoder.forward(x, null, TransformerBlock.decoder(BASE, 2, new Generator(1)).newState(8)));
+        assertTrue(e.getMessage().contains("has 2 layers, the stack has 3 blocks"), e.getMessage());
     }
 
     @Test
     void should_give_the_same_gradients_with_activation_checkpointing() {
         BlockConfig c = BASE.withKvHeads(2).withDropout(0.2).withRope(8);
-        TransformerDecoder plain = new TransformerDecoder(c, 2, new Generator(13));
-        TransformerDecoder checkpointed = new TransformerDecoder(c, 2, new Generator(13)).checkpointing(true);
+        DecoderStack plain = TransformerBlock.decoder(c, 2, new Generator(13));
+        DecoderStack checkpointed = TransformerBlock.decoder(c, 2, new Generator(13)).checkpointing(true);
         Tensor x = randn(14, 2, 6, 16);
         Tensor xa = x.detach().requiresGrad(true), xb = x.detach().requiresGrad(true);
         Tensor la = plain.forward(xa).square().sum(), lb = checkpointed.forward(xb).square().sum();
