@@ -6,13 +6,12 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
-/** matmul (torch.matmul semantics) and the triangular masks. */
+/** matmul (torch.matmul semantics), tril and triu. */
 public final class Linalg {
     private Linalg() {}
 
@@ -123,19 +122,12 @@ public final class Linalg {
     /** Keeps elements on and above the diagonal {@code diagonal} of the last two dims. */
     public static Tensor triu(Tensor x, int diagonal) { return triangle("triu", x, diagonal, false); }
 
-    /** Built from arange, comparisons and where, which report the work. */
+    /** The kept triangle from {@link Masks#triangle}, applied with where; both report their work. */
     private static Tensor triangle(String op, Tensor x, int diagonal, boolean lower) {
         if (x.dim() < 2) throw new IllegalArgumentException(op + ": needs at least 2 dims, got shape " + Arrays.toString(x.shape()));
         try (var p = Profiler.op(op, OpCategory.ELEMENTWISE)) {
-            int m = x.size(-2), n = x.size(-1);
-            Tensor mask;
-            try (var scope = Backends.use(x.backend())) {
-                Tensor rows = Tensor.arange(0, m, 1, DType.FLOAT32).reshape(m, 1);
-                Tensor cols = Tensor.arange(0, n, 1, DType.FLOAT32).reshape(1, n);
-                Tensor offset = cols.sub(rows);
-                mask = lower ? offset.le(Elementwise.scalarLike(x, diagonal)) : offset.ge(Elementwise.scalarLike(x, diagonal));
-            }
-            return Elementwise.where(mask, x, Elementwise.scalarLike(x, 0));
+            Tensor keep = Masks.triangle(x.backend(), x.size(-2), x.size(-1), diagonal, lower);
+            return Elementwise.where(keep, x, Elementwise.scalarLike(x, 0));
         }
     }
 

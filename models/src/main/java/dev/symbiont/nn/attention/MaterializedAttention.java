@@ -1,7 +1,9 @@
 package dev.symbiont.nn.attention;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.ops.Creation;
+import dev.symbiont.core.ops.Masks;
 import dev.symbiont.nn.Dropout;
 
 import java.util.Arrays;
@@ -12,6 +14,7 @@ import java.util.Arrays;
  * scaled-dot-product op cannot do. Grouped-query attention broadcasts instead of repeating:
  * queries are viewed as (batch, kvHeads, group, seq, d) against keys (batch, kvHeads, 1, seq, d),
  * so query head h reads key/value head h / group (repeat_interleave order, as Llama's repeat_kv).
+ * A query whose every key is masked (−∞) attends to nothing and outputs zeros, as the fused op does.
  */
 final class MaterializedAttention {
     private MaterializedAttention() {}
@@ -34,14 +37,22 @@ final class MaterializedAttention {
         }
         Tensor scores = q.reshape(batch, kvHeads, group, sq, d).matmul(k.unsqueeze(2).transpose(-2, -1)).mul(scale)
                 .reshape(batch, heads, sq, sk);
-        if (causal) {
-            try (var scope = Backends.use(q.backend())) {
-                scores = scores.add(Masks.causal(sq, sk));
-            }
-        }
+        if (causal) scores = scores.add(Masks.causal(q.backend(), sq, sk));
         if (mask != null) scores = scores.add(mask);
-        Tensor p = scores.softmax(-1);
+        Tensor p = causal || mask != null ? maskedSoftmax(scores) : scores.softmax(-1);
         if (dropout != null) p = dropout.forward(p);
         return p.reshape(batch, kvHeads, group, sq, sk).matmul(v.unsqueeze(2)).reshape(batch, heads, sq, d);
+    }
+
+    /**
+     * softmax over the last dim, with zeros for a row whose every score is −∞ (where a plain
+     * softmax gives NaN): such rows are replaced by zeros before it and dropped after it, so
+     * they pass no gradient.
+     */
+    private static Tensor maskedSoftmax(Tensor scores) {
+        Tensor empty = scores.amax(new int[] {-1}, true).eq(Double.NEGATIVE_INFINITY);
+        Tensor zero = Creation.full(scores.backend(), 0, DType.FLOAT32);
+        Tensor p = Tensor.where(empty, zero, scores).softmax(-1);
+        return Tensor.where(empty, zero, p);
     }
 }

@@ -2,6 +2,7 @@ package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.ops.Masks;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.ModuleList;

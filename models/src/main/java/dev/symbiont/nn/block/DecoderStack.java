@@ -41,7 +41,7 @@ public final class DecoderStack extends Module {
     /**
      * @param x     (batch, seq, dModel) at positions state.length(), ... (0, ... without a state)
      * @param mask  null or additive float32 broadcastable to (batch, heads, seq, state.length() + seq),
-     *              e.g. {@code Masks.keyPadding} of left-padded prompts; added to the causal mask
+     *              e.g. {@code dev.symbiont.core.ops.Masks.keyPadding} of left-padded prompts; added to the causal mask
      * @param state null, or a state from {@link #newState}
      * @return (batch, seq, dModel), normalised by {@code norm_f}
      */

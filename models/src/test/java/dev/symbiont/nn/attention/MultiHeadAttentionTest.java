@@ -4,6 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.fused.attention.Attention;
+import dev.symbiont.core.ops.Masks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -128,6 +129,19 @@ class MultiHeadAttentionTest {
             assertClose(Attention.scaledDotProductAttention(q, k, v, mask, causal, 0.3),
                     MaterializedAttention.attend(q, k, v, mask, causal, 0.3, null), 1e-5, "causal " + causal);
         }
+    }
+
+    @Test
+    void should_give_zeros_like_the_fused_op_for_a_query_that_sees_no_key() {
+        Tensor q = randn(21, 1, 2, 4, 4).requiresGrad(true), k = randn(22, 1, 2, 2, 4), v = randn(23, 1, 2, 2, 4);
+        Tensor materialised = MaterializedAttention.attend(q, k, v, null, true, 0.5, null); // 4 queries, 2 keys
+        assertClose(Attention.scaledDotProductAttention(q, k, v, null, true, 0.5), materialised, 1e-5, "causal, sq > sk");
+        float[] out = materialised.toFloatArray();
+        for (int head = 0; head < 2; head++) {
+            for (int j = 0; j < 4; j++) assertEquals(0f, out[head * 16 + j], "query 0 of head " + head + " sees no key");
+        }
+        materialised.sum().backward();
+        for (float g : q.grad().toFloatArray()) assertTrue(Float.isFinite(g), "finite gradients");
     }
 
     @Test

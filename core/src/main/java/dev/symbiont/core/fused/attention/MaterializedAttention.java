@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.ops.Masks;
 
 /**
  * The attention family's reference: the (batch, heads, sq, sk) scores
@@ -74,17 +75,8 @@ public final class MaterializedAttention implements AttentionKernels {
         Tensor qScaled = q.mul(scale).reshape(b, kvh, (h / kvh) * sq, d);
         Tensor s = qScaled.matmul(k.transpose(2, 3)).reshape(b, h, sq, sk);
         if (mask != null) s = consume(s.add(mask), s);
-        if (causal) s = consume(s.add(causalMask(q.backend(), sq, sk)), s);
+        if (causal) s = consume(s.add(Masks.causal(q.backend(), sq, sk)), s);
         return s;
-    }
-
-    /** (sq, sk): 0 where key j ≤ query i + (sk − sq), −∞ above that bottom-right aligned diagonal. */
-    private static Tensor causalMask(Backend be, int sq, int sk) {
-        try (var scope = Backends.use(be)) {
-            Tensor rows = Tensor.arange(0, sq, 1, DType.FLOAT32).reshape(sq, 1);
-            Tensor cols = Tensor.arange(0, sk, 1, DType.FLOAT32).reshape(1, sk);
-            return Tensor.where(cols.sub(rows).gt(sk - sq), scalar(be, Double.NEGATIVE_INFINITY), scalar(be, 0));
-        }
     }
 
     /** Returns {@code result} after releasing {@code spent}, a temporary nothing else refers to. */
