@@ -35,8 +35,8 @@ final class EntryParser {
         }
         for (Map.Entry<String, JsonNode> e : node.properties()) {
             if (!e.getValue().isTextual()) {
-                throw new SafetensorsFormatException(file, null, where + ": the value for key \"" + e.getKey()
-                        + "\" is " + show(e.getValue()) + ", not a string");
+                throw new SafetensorsFormatException(file, null, where + ": the value for key " + Excerpt.quote(e.getKey())
+                        + " is " + show(e.getValue()) + ", not a string");
             }
             out.put(e.getKey(), e.getValue().textValue());
         }
@@ -135,14 +135,13 @@ final class EntryParser {
         StringBuilder sb = new StringBuilder("[");
         for (int i = 0; i < array.size(); i++) {
             if (sb.length() > 60) return sb.append(", ...]").toString();
-            sb.append(i == 0 ? "" : ", ").append(array.get(i));
+            sb.append(i == 0 ? "" : ", ").append(show(array.get(i)));
         }
         return sb.append(']').toString();
     }
 
     /** A JSON value for a message, cut short so a hostile header cannot flood the log. */
     static String show(JsonNode node) {
-        String s = node.toString();
-        return s.length() <= 60 ? s : s.substring(0, 57) + "...";
+        return Excerpt.of(node);
     }
 }

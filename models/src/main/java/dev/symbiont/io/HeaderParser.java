@@ -13,16 +13,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -42,12 +36,16 @@ final class HeaderParser {
     /** The reference implementation's cap; a larger header is corrupt or hostile, not a model. */
     static final long MAX_HEADER_BYTES = 100_000_000L;
 
+    /** serde_json's recursion limit, which the reference implementation parses with; a header needs 3. */
+    static final int MAX_NESTING = 128;
+
     // Strings and names may be as long as the header itself, as in the reference implementation;
     // nested duplicate keys fail instead of silently keeping the last one.
     private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
                     .streamReadConstraints(StreamReadConstraints.builder()
                             .maxStringLength((int) MAX_HEADER_BYTES)
                             .maxNameLength((int) MAX_HEADER_BYTES)
+                            .maxNestingDepth(MAX_NESTING)
                             .build())
                     .build())
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
@@ -63,7 +61,7 @@ final class HeaderParser {
                     + " bytes, too short for the 8-byte header length at file offset 0");
         }
         ByteBuffer prefix = ByteBuffer.allocate(PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        readFully(channel, prefix, 0);
+        readFully(file, channel, prefix, 0);
         long length = prefix.getLong(0); // unsigned: a value past 2^63 reads as negative
         if (Long.compareUnsigned(length, MAX_HEADER_BYTES) > 0) {
             throw new SafetensorsFormatException(file, null, "header length " + Long.toUnsignedString(length)
@@ -75,18 +73,22 @@ final class HeaderParser {
                     + (PREFIX_BYTES + length) + " but the file is " + size + " bytes");
         }
         byte[] json = new byte[(int) length];
-        readFully(channel, ByteBuffer.wrap(json), PREFIX_BYTES);
+        readFully(file, channel, ByteBuffer.wrap(json), PREFIX_BYTES);
         return parse(file, json, size - PREFIX_BYTES - length);
     }
 
     /** Validates the header bytes of a file whose data section is {@code dataLength} bytes. */
     static SafetensorsHeader parse(Path file, byte[] json, long dataLength) throws SafetensorsFormatException {
         checkUtf8(file, json);
+        checkStart(file, json);
         long dataStart = PREFIX_BYTES + (long) json.length;
         Map<String, TensorInfo> tensors = new LinkedHashMap<>();
         Map<String, String> metadata = new LinkedHashMap<>();
         EntryParser entries = new EntryParser(file, dataStart, dataLength);
-        try (JsonParser p = MAPPER.createParser(json)) {
+        // A copy of the factory has a field-name table of its own. The shared one keeps names from
+        // every document parsed (thousands, of any length) and each parse copies it: after 35,000
+        // fuzzed headers that was 8 MB per tiny header.
+        try (JsonParser p = MAPPER.getFactory().copy().createParser(json)) {
             try {
                 readObject(file, p, entries, tensors, metadata);
             } catch (JsonProcessingException e) {
@@ -96,7 +98,7 @@ final class HeaderParser {
             throw e;
         } catch (IOException e) {
             // A parser over a byte array does no I/O; anything else is a format problem.
-            throw new SafetensorsFormatException(file, null, "header cannot be parsed: " + e.getMessage(), e);
+            throw new SafetensorsFormatException(file, null, "header cannot be parsed: " + Excerpt.message(e.getMessage()), e);
         }
         DataSectionCheck.coversExactly(file, tensors.values(), dataStart, dataLength);
         return new SafetensorsHeader(tensors, metadata, dataStart, dataLength);
@@ -149,7 +151,7 @@ final class HeaderParser {
     private static SafetensorsFormatException invalidJson(Path file, String name, JsonProcessingException e) {
         JsonLocation where = e.getLocation();
         String offset = where == null || where.getByteOffset() < 0 ? "" : " at file offset " + (PREFIX_BYTES + where.getByteOffset());
-        String detail = (name == null ? "header" : "entry") + " is not valid JSON" + offset + ": " + e.getOriginalMessage();
+        String detail = (name == null ? "header" : "entry") + " is not valid JSON" + offset + ": " + Excerpt.message(e.getOriginalMessage());
         SafetensorsFormatException failure = name == null ? new SafetensorsFormatException(file, null, detail) : about(file, name, detail);
         failure.initCause(e);
         return failure;
@@ -177,28 +179,56 @@ final class HeaderParser {
         };
     }
 
-    /** Rejects malformed UTF-8 up front so the message can name the first bad byte. */
+    /**
+     * Rejects malformed UTF-8 and NUL bytes up front, so the message can name the first bad byte
+     * and the JSON parser, finding neither a byte-order mark nor a NUL, can only read UTF-8.
+     */
     private static void checkUtf8(Path file, byte[] json) throws SafetensorsFormatException {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(json);
-        CharBuffer out = CharBuffer.allocate(8192);
-        while (true) {
-            CoderResult result = decoder.decode(in, out, true);
-            if (result.isError()) {
-                throw new SafetensorsFormatException(file, null, "header is not valid UTF-8 at file offset "
-                        + (PREFIX_BYTES + in.position()));
-            }
-            if (result.isUnderflow()) return;
-            out.clear(); // overflow: only validity matters, so drop the decoded chars
-        }
+        int bad = Utf8.firstBadByte(json);
+        if (bad < 0) return;
+        long at = PREFIX_BYTES + bad;
+        throw new SafetensorsFormatException(file, null, json[bad] == 0
+                ? "header holds a NUL byte at file offset " + at + ", which JSON text cannot contain"
+                        + " (is the header UTF-16 or UTF-32? it must be UTF-8)"
+                : "header is not valid UTF-8 at file offset " + at);
     }
 
-    private static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
+    /**
+     * The header must begin with '{' itself, as the reference implementation requires: no
+     * byte-order mark, no leading whitespace. A blank header, or one that is another JSON value,
+     * is left to the parser, whose messages say what it found.
+     */
+    private static void checkStart(Path file, byte[] json) throws SafetensorsFormatException {
+        String found;
+        if (json.length >= 3 && (json[0] & 0xFF) == 0xEF && (json[1] & 0xFF) == 0xBB && (json[2] & 0xFF) == 0xBF) {
+            found = "a UTF-8 byte-order mark";
+        } else if (json.length > 0 && whitespace(json[0]) && !blank(json)) {
+            found = String.format("whitespace (byte 0x%02X)", json[0]);
+        } else {
+            return;
+        }
+        throw new SafetensorsFormatException(file, null, "header must start with '{' at file offset " + PREFIX_BYTES
+                + ", but starts with " + found);
+    }
+
+    private static boolean blank(byte[] json) {
+        for (byte b : json) if (!whitespace(b)) return false;
+        return true;
+    }
+
+    /** JSON's four whitespace bytes. */
+    private static boolean whitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    }
+
+    /** Fills {@code buffer} from {@code position}; a file cut short meanwhile is a format error too. */
+    private static void readFully(Path file, FileChannel channel, ByteBuffer buffer, long position) throws IOException {
         while (buffer.hasRemaining()) {
             int n = channel.read(buffer, position + buffer.position());
-            if (n < 0) throw new EOFException("file ended while reading its header at offset " + (position + buffer.position()));
+            if (n < 0) {
+                throw new SafetensorsFormatException(file, null, "file ended while reading its header, at file offset "
+                        + (position + buffer.position()));
+            }
         }
     }
 }

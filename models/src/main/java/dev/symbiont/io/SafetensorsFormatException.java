@@ -28,8 +28,8 @@ public final class SafetensorsFormatException extends IOException {
     /** The tensor the problem belongs to, or null for a problem with the file as a whole. */
     public String tensor() { return tensor; }
 
-    /** A name in double quotes, as it appears in the JSON header. */
+    /** A name in double quotes, as it appears in the JSON header, cut when long ({@link Excerpt#quote}). */
     static String quote(String name) {
-        return '"' + name + '"';
+        return Excerpt.quote(name);
     }
 }

@@ -3,8 +3,8 @@ package dev.symbiont.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.symbiont.io.Excerpt;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,26 +23,38 @@ import java.util.Map;
  * exactly, emoji included.
  *
  * <p>Saved as {@code {"kind": "bpe", "version": 1, "pretokenizer": "gpt2", "merges": [[left, right], ...]}}.
+ *
+ * <p>A token is at most {@link #MAX_TOKEN_BYTES} bytes, and only its length is kept: its bytes are
+ * expanded from the merges when asked for. A file of n merges therefore costs memory linear in n,
+ * even one whose merges double the token each time (30 such merges would otherwise name a
+ * gigabyte).
  */
 public final class BpeTokenizer implements Tokenizer {
     static final String KIND = "bpe";
     static final String PRETOKENIZER = "gpt2";
     /** Ids below this are single bytes. */
     public static final int BYTE_VOCAB = 256;
+    /**
+     * The longest token, in bytes. Real vocabularies stay far below (GPT-2's longest tokens are
+     * 128 bytes); the bound keeps decoding proportional to the ids and lets a loader reject a
+     * merge chain that grows the token without end. Training stops merging a pair past it.
+     */
+    public static final int MAX_TOKEN_BYTES = 1024;
 
     private final int[][] merges;          // merges[r] = {left, right}, making id 256 + r
     private final Map<Long, Integer> rank; // pair -> r
-    private final byte[][] tokenBytes;     // id -> the bytes it stands for
+    private final int[] tokenLength;       // id -> how many bytes it stands for
 
     /**
-     * A tokenizer from its merges, in rank order; each part must be a byte or an earlier merge.
+     * A tokenizer from its merges, in rank order; each part must be a byte or an earlier merge,
+     * and each merged token at most {@link #MAX_TOKEN_BYTES} long.
      */
     public BpeTokenizer(List<int[]> merges) {
         int n = merges.size();
         this.merges = new int[n][];
         this.rank = new HashMap<>(n * 2);
-        this.tokenBytes = new byte[BYTE_VOCAB + n][];
-        for (int b = 0; b < BYTE_VOCAB; b++) tokenBytes[b] = new byte[] {(byte) b};
+        this.tokenLength = new int[BYTE_VOCAB + n];
+        Arrays.fill(tokenLength, 0, BYTE_VOCAB, 1);
         for (int r = 0; r < n; r++) {
             int[] m = merges.get(r);
             int id = BYTE_VOCAB + r;
@@ -53,15 +65,16 @@ public final class BpeTokenizer implements Tokenizer {
                             + ", which is not a byte or an earlier merge (must be in [0, " + id + "))");
                 }
             }
+            int length = tokenLength[m[0]] + tokenLength[m[1]]; // both at most MAX_TOKEN_BYTES: no overflow
+            if (length > MAX_TOKEN_BYTES) {
+                throw new IllegalArgumentException("bpe: merges[" + r + "] = [" + m[0] + ", " + m[1] + "] makes a token of "
+                        + length + " bytes, over the limit of " + MAX_TOKEN_BYTES);
+            }
             if (rank.putIfAbsent(BpeTrainer.pair(m[0], m[1]), r) != null) {
                 throw new IllegalArgumentException("bpe: merge " + r + " repeats the pair (" + m[0] + ", " + m[1] + ")");
             }
             this.merges[r] = m.clone();
-            byte[] a = tokenBytes[m[0]], b = tokenBytes[m[1]];
-            byte[] joined = new byte[a.length + b.length];
-            System.arraycopy(a, 0, joined, 0, a.length);
-            System.arraycopy(b, 0, joined, a.length, b.length);
-            tokenBytes[id] = joined;
+            tokenLength[id] = length;
         }
     }
 
@@ -82,7 +95,7 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     @Override
-    public int vocabSize() { return tokenBytes.length; }
+    public int vocabSize() { return tokenLength.length; }
 
     /** Number of merges; the vocabulary is 256 + this. */
     public int mergeCount() { return merges.length; }
@@ -92,10 +105,12 @@ public final class BpeTokenizer implements Tokenizer {
 
     /** The bytes id {@code id} stands for. */
     public byte[] tokenBytes(int id) {
-        if (id < 0 || id >= tokenBytes.length) {
-            throw new IllegalArgumentException("bpe: id " + id + " is outside the vocabulary [0, " + tokenBytes.length + ")");
+        if (id < 0 || id >= tokenLength.length) {
+            throw new IllegalArgumentException("bpe: id " + id + " is outside the vocabulary [0, " + tokenLength.length + ")");
         }
-        return tokenBytes[id].clone();
+        byte[] bytes = new byte[tokenLength[id]];
+        expand(id, bytes, 0, new int[MAX_TOKEN_BYTES]);
+        return bytes;
     }
 
     /**
@@ -122,12 +137,39 @@ public final class BpeTokenizer implements Tokenizer {
     /** Ids to bytes to UTF-8; byte runs that are not valid UTF-8 (a cut multi-byte character) become U+FFFD. */
     @Override
     public String decode(int[] ids) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(ids.length * 4);
+        long total = 0;
         for (int i = 0; i < ids.length; i++) {
             checkId(ids[i], i);
-            bytes.writeBytes(tokenBytes[ids[i]]);
+            total += tokenLength[ids[i]];
         }
-        return bytes.toString(StandardCharsets.UTF_8);
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("bpe: " + ids.length + " ids decode to " + total + " bytes, more than a Java array holds");
+        }
+        byte[] bytes = new byte[(int) total];
+        int[] stack = new int[MAX_TOKEN_BYTES];
+        int at = 0;
+        for (int id : ids) at = expand(id, bytes, at, stack);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Writes the bytes of {@code id} into {@code out} from {@code at}, left part before right,
+     * without recursion: {@code stack} holds the right parts still to write, at most one per
+     * level of the merge tree, so a token of n bytes needs fewer than n slots.
+     */
+    private int expand(int id, byte[] out, int at, int[] stack) {
+        int top = 0;
+        stack[top++] = id;
+        while (top > 0) {
+            int t = stack[--top];
+            while (t >= BYTE_VOCAB) {
+                int[] m = merges[t - BYTE_VOCAB];
+                stack[top++] = m[1];
+                t = m[0];
+            }
+            out[at++] = (byte) t;
+        }
+        return at;
     }
 
     @Override
@@ -142,16 +184,16 @@ public final class BpeTokenizer implements Tokenizer {
     static BpeTokenizer fromJson(Path file, ObjectNode root) throws IOException {
         JsonNode pre = root.get("pretokenizer");
         if (pre == null || !PRETOKENIZER.equals(pre.asText(null))) {
-            throw TokenizerJson.malformed(file, "\"pretokenizer\" must be \"" + PRETOKENIZER + "\", found " + pre);
+            throw TokenizerJson.malformed(file, "\"pretokenizer\" must be \"" + PRETOKENIZER + "\", found " + Excerpt.of(pre));
         }
         JsonNode array = TokenizerJson.array(file, root, "merges");
         List<int[]> merges = new ArrayList<>(array.size());
         for (int r = 0; r < array.size(); r++) {
             JsonNode m = array.get(r);
-            if (!m.isArray() || m.size() != 2) throw TokenizerJson.malformed(file, "merges[" + r + "] must be a [left, right] pair, found " + m);
-            merges.add(new int[] {
-                    TokenizerJson.intAt(file, m.get(0), "merges[" + r + "][0]"),
-                    TokenizerJson.intAt(file, m.get(1), "merges[" + r + "][1]")});
+            if (!m.isArray() || m.size() != 2 || !m.get(0).isInt() || !m.get(1).isInt()) {
+                throw TokenizerJson.malformed(file, "merges[" + r + "] must be a [left, right] pair of ids, found " + Excerpt.of(m));
+            }
+            merges.add(new int[] {m.get(0).intValue(), m.get(1).intValue()});
         }
         try {
             return new BpeTokenizer(merges);
@@ -190,9 +232,9 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     private void checkId(int id, int position) {
-        if (id < 0 || id >= tokenBytes.length) {
+        if (id < 0 || id >= tokenLength.length) {
             throw new IllegalArgumentException("bpe: id " + id + " at position " + position
-                    + " is outside the vocabulary [0, " + tokenBytes.length + ")");
+                    + " is outside the vocabulary [0, " + tokenLength.length + ")");
         }
     }
 

@@ -25,6 +25,7 @@ final class BpeTrainer {
     private final PriorityQueue<long[]> heap = new PriorityQueue<>((x, y) ->
             x[0] != y[0] ? Long.compare(y[0], x[0]) : Long.compare(x[1], y[1]));
     private final int[] visited;   // round stamp per word, to visit each word once per merge
+    private int[] tokenLength = new int[BpeTokenizer.BYTE_VOCAB]; // bytes per id, to keep tokens loadable
 
     private BpeTrainer(Map<String, Long> chunkCounts) {
         words = new int[chunkCounts.size()][];
@@ -45,6 +46,7 @@ final class BpeTrainer {
             w++;
         }
         pairCounts.forEach((pair, count) -> heap.add(new long[] {count, pair}));
+        Arrays.fill(tokenLength, 1);
     }
 
     /** Up to {@code numMerges} merges as {left, right}; merge r creates id 256 + r. Fewer when no pair is left. */
@@ -62,19 +64,29 @@ final class BpeTrainer {
             int left = (int) (best >>> 32), right = (int) best;
             int id = BpeTokenizer.BYTE_VOCAB + merges.size();
             merges.add(new int[] {left, right});
+            if (tokenLength.length == id) tokenLength = Arrays.copyOf(tokenLength, id * 2);
+            tokenLength[id] = tokenLength[left] + tokenLength[right];
             apply(best, left, right, id, round);
         }
         return merges;
     }
 
-    /** The most frequent pair still present, or -1. */
+    /**
+     * The most frequent pair still present whose token would not pass
+     * {@link BpeTokenizer#MAX_TOKEN_BYTES}, or -1. A longer pair stays counted (later merges
+     * update its count) but is never chosen.
+     */
     private long pollBest() {
         while (!heap.isEmpty()) {
             long[] top = heap.poll();
             Long current = pairCounts.get(top[1]);
-            if (current != null && current == top[0]) return top[1];
+            if (current != null && current == top[0] && fits(top[1])) return top[1];
         }
         return -1;
+    }
+
+    private boolean fits(long pair) {
+        return tokenLength[(int) (pair >>> 32)] + tokenLength[(int) pair] <= BpeTokenizer.MAX_TOKEN_BYTES;
     }
 
     /** Replaces (left, right) by id in every word holding it and updates the pair counts. */

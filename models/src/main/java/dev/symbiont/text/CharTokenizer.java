@@ -19,12 +19,17 @@ public final class CharTokenizer implements Tokenizer {
 
     private final int[] codePoints; // strictly ascending; the index is the id
 
-    /** A tokenizer over these code points, which must be strictly ascending. */
+    /** A tokenizer over these code points, which must be strictly ascending and not surrogates. */
     public CharTokenizer(int[] codePoints) {
         for (int i = 0; i < codePoints.length; i++) {
             int cp = codePoints[i];
             if (!Character.isValidCodePoint(cp)) {
                 throw new IllegalArgumentException("char tokenizer: entry " + i + " (" + cp + ") is not a Unicode code point");
+            }
+            if (cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE) {
+                // A lone surrogate would decode to a string that re-encodes as another character.
+                throw new IllegalArgumentException("char tokenizer: entry " + i + " (" + describe(cp)
+                        + ") is a surrogate, half of a UTF-16 pair, not a character");
             }
             if (i > 0 && cp <= codePoints[i - 1]) {
                 throw new IllegalArgumentException("char tokenizer: code points must be strictly ascending, but entry "
@@ -96,11 +101,11 @@ public final class CharTokenizer implements Tokenizer {
     static CharTokenizer fromJson(Path file, ObjectNode root) throws IOException {
         JsonNode array = TokenizerJson.array(file, root, "codePoints");
         int[] cps = new int[array.size()];
-        for (int i = 0; i < cps.length; i++) cps[i] = TokenizerJson.intAt(file, array.get(i), "codePoints[" + i + "]");
+        for (int i = 0; i < cps.length; i++) cps[i] = TokenizerJson.intAt(file, array.get(i), "codePoints", i);
         try {
             return new CharTokenizer(cps);
         } catch (IllegalArgumentException e) {
-            throw TokenizerJson.malformed(file, e.getMessage());
+            throw TokenizerJson.malformed(file, "codePoints: " + e.getMessage());
         }
     }
 

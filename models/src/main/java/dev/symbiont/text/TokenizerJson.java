@@ -1,22 +1,49 @@
 package dev.symbiont.text;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.symbiont.io.AtomicFiles;
+import dev.symbiont.io.Excerpt;
+import dev.symbiont.io.Utf8;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * The JSON envelope shared by the tokenizers: {@code {"kind": "char" | "bpe", "version": 1, ...}}.
  * Every problem is reported as an IOException that names the file.
+ *
+ * <p>Reading is strict, because a tokenizer file may come from a stranger: at most
+ * {@link #MAX_FILE_BYTES}, UTF-8 only (checked here, so the parser cannot guess UTF-16 or
+ * UTF-32), one JSON object with nothing after it, no key twice, nesting at most
+ * {@link #MAX_NESTING} deep.
  */
 final class TokenizerJson {
     static final int VERSION = 1;
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * The largest tokenizer file read: 16 MiB holds over a million merges (GPT-2's 50,000 take
+     * 600 KB), and bounds the parsed tree, which takes about 15 times the file.
+     */
+    static final int MAX_FILE_BYTES = 16 << 20;
+    /** A tokenizer document nests 3 deep; this is serde_json's limit, as for safetensors headers. */
+    static final int MAX_NESTING = 128;
+    static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .build())
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
 
     private TokenizerJson() {}
 
@@ -36,21 +63,43 @@ final class TokenizerJson {
 
     /** Reads a tokenizer document and returns its root object, checking the version. */
     static ObjectNode read(Path file) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+        byte[] bytes = readBounded(file);
+        int bad = Utf8.firstBadByte(bytes);
+        if (bad >= 0) {
+            throw malformed(file, (bytes[bad] == 0 ? "a NUL byte" : "bytes that are not UTF-8") + " at offset " + bad
+                    + "; a tokenizer file is UTF-8 JSON");
+        }
         JsonNode root;
         try {
-            root = MAPPER.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            throw new IOException(file + ": not valid JSON: " + e.getOriginalMessage(), e);
+            // A factory of its own, so the shared field-name table does not grow with every file read.
+            try (JsonParser parser = MAPPER.getFactory().copy().createParser(bytes)) {
+                root = MAPPER.readTree(parser);
+            }
+        } catch (IOException e) { // a parser over a byte array does no I/O: this is the content
+            JsonLocation where = e instanceof JsonProcessingException j ? j.getLocation() : null;
+            String at = where == null ? "" : " at line " + where.getLineNr() + ", column " + where.getColumnNr();
+            String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+            throw new IOException(file + ": not valid JSON" + at + ": " + Excerpt.message(why), e);
         }
         if (root == null || root.isMissingNode()) throw malformed(file, "the file is empty");
         if (!(root instanceof ObjectNode object)) throw malformed(file, "expected a JSON object, found " + root.getNodeType());
         JsonNode version = object.get("version");
-        if (version == null || !version.canConvertToExactIntegral() || version.asInt() != VERSION) {
-            throw malformed(file, "unsupported \"version\" " + version + "; this reader understands " + VERSION);
+        if (version == null || !version.isInt() || version.intValue() != VERSION) {
+            throw malformed(file, "unsupported \"version\" " + Excerpt.of(version) + "; this reader understands " + VERSION);
         }
         kind(file, object);
         return object;
+    }
+
+    /** The file's bytes, refusing one over {@link #MAX_FILE_BYTES} before reading it all. */
+    private static byte[] readBounded(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+            if (bytes.length > MAX_FILE_BYTES) {
+                throw malformed(file, "the file is over " + MAX_FILE_BYTES + " bytes, the limit for a tokenizer");
+            }
+            return bytes;
+        }
     }
 
     /** The "kind" field. */
@@ -67,7 +116,7 @@ final class TokenizerJson {
         ObjectNode root = read(file);
         String kind = kind(file, root);
         if (!kind.equals(expectedKind)) {
-            throw malformed(file, "holds a \"" + kind + "\" tokenizer, not a \"" + expectedKind + "\" one");
+            throw malformed(file, "holds a " + Excerpt.quote(kind) + " tokenizer, not a \"" + expectedKind + "\" one");
         }
         return root;
     }
@@ -79,9 +128,11 @@ final class TokenizerJson {
         return node;
     }
 
-    /** An int element, with its place named when it is not one. */
-    static int intAt(Path file, JsonNode node, String where) throws IOException {
-        if (node == null || !node.isInt()) throw malformed(file, where + " must be an integer, found " + node);
+    /** Element {@code index} of the array {@code name}, which must be an int (the place is named only on failure). */
+    static int intAt(Path file, JsonNode node, String name, int index) throws IOException {
+        if (node == null || !node.isInt()) {
+            throw malformed(file, name + "[" + index + "] must be an integer, found " + Excerpt.of(node));
+        }
         return node.intValue();
     }
 

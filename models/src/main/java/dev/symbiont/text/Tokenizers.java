@@ -1,6 +1,7 @@
 package dev.symbiont.text;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.symbiont.io.Excerpt;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,8 +21,8 @@ public final class Tokenizers {
         return switch (kind) {
             case CharTokenizer.KIND -> CharTokenizer.fromJson(file, root);
             case BpeTokenizer.KIND -> BpeTokenizer.fromJson(file, root);
-            default -> throw TokenizerJson.malformed(file, "unknown tokenizer kind \"" + kind
-                    + "\"; expected \"" + CharTokenizer.KIND + "\" or \"" + BpeTokenizer.KIND + "\"");
+            default -> throw TokenizerJson.malformed(file, "unknown tokenizer kind " + Excerpt.quote(kind)
+                    + "; expected \"" + CharTokenizer.KIND + "\" or \"" + BpeTokenizer.KIND + "\"");
         };
     }
 }
