@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 class CudaBackendProviderTest {
 
@@ -32,6 +33,8 @@ class CudaBackendProviderTest {
 
     @Test
     void selectionSkipsTheUnavailableBackendWithItsReason() {
+        // On a machine with a GPU and driver the provider is available; the skip is tested where it is not.
+        assumeFalse(new CudaBackendProvider().availability().available(), "a CUDA driver is present here");
         var e = assertThrows(IllegalStateException.class, () -> Backends.get("cuda"));
         assertTrue(e.getMessage().startsWith("backend 'cuda' cannot run here: "), e.getMessage());
         assertTrue(Backends.describe().stream().anyMatch(l -> l.startsWith("cuda (priority 200): unavailable, ")));
@@ -40,6 +43,7 @@ class CudaBackendProviderTest {
 
     @Test
     void creatingAnUnavailableBackendSaysWhy() {
+        assumeFalse(new CudaBackendProvider().availability().available(), "a CUDA driver is present here");
         var e = assertThrows(UnsupportedOperationException.class, () -> new CudaBackendProvider().create());
         assertTrue(e.getMessage().startsWith("cuda backend: "), e.getMessage());
         assertEquals("cuda", new CudaBackendProvider().name());

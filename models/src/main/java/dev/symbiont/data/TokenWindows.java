@@ -5,7 +5,7 @@ import dev.symbiont.data.tasks.SequenceExample;
 /**
  * Next-token windows over a tokenised text: example i reads {@code length} tokens starting at
  * {@code i·stride} and must predict each following token — input ids[s, s+length), target
- * ids[s+1, s+length+1). Overlapping windows (stride < length) give more examples from a small
+ * ids[s+1, s+length+1). Overlapping windows (stride &lt; length) give more examples from a small
  * corpus; shuffle them with the {@link DataLoader}.
  */
 public final class TokenWindows implements Dataset<SequenceExample> {

@@ -30,13 +30,44 @@ public final class MetricsWriter implements Closeable {
 
     public MetricsWriter(Path file) throws IOException {
         this.file = file;
-        String name = file.getFileName().toString();
-        this.json = name.endsWith(".jsonl") || name.endsWith(".json");
+        this.json = isJson(file);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) Files.createDirectories(parent);
         boolean existing = Files.exists(file) && Files.size(file) > 0;
         if (existing && !json) columns = List.of(Files.readAllLines(file, StandardCharsets.UTF_8).getFirst().split(",", -1));
         this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    /**
+     * A writer for a run that stands at {@code step}: rows of later steps already in the file
+     * (logged after the checkpoint a run resumes from) are dropped first, so a resumed run does
+     * not log a step twice; at step 0 the file starts empty.
+     */
+    public static MetricsWriter continuing(Path file, long step) throws IOException {
+        if (Files.exists(file)) {
+            boolean json = isJson(file);
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            List<String> kept = new java.util.ArrayList<>();
+            int stepColumn = json || lines.isEmpty() ? -1 : List.of(lines.getFirst().split(",", -1)).indexOf("step");
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                if (!json && i == 0) {
+                    kept.add(line);
+                    continue;
+                }
+                long rowStep = json ? JSON.readTree(line).path("step").asLong(Long.MAX_VALUE)
+                        : stepColumn < 0 ? Long.MAX_VALUE : Long.parseLong(line.split(",", -1)[stepColumn]);
+                if (rowStep <= step) kept.add(line);
+            }
+            if (step == 0 || kept.size() <= (json ? 0 : 1)) Files.delete(file);
+            else Files.write(file, kept, StandardCharsets.UTF_8);
+        }
+        return new MetricsWriter(file);
+    }
+
+    private static boolean isJson(Path file) {
+        String name = file.getFileName().toString();
+        return name.endsWith(".jsonl") || name.endsWith(".json");
     }
 
     /** Writes one record; values are numbers or strings. */

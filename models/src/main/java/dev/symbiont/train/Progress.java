@@ -9,7 +9,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
 
-/** Shows training progress: a redrawn bar on a terminal, plain log lines when output is a file or pipe. */
+/**
+ * Shows training progress: a redrawn bar on a terminal, plain log lines when output is a file or pipe
+ * or when the optional progressbar library is not on the class path.
+ */
 interface Progress extends AutoCloseable {
     /** One snapshot: the step just finished and its numbers. */
     record Snapshot(long step, long maxSteps, double loss, double lr, double tokensPerSecond, long elapsedNanos) {
@@ -34,12 +37,23 @@ interface Progress extends AutoCloseable {
 
     static Progress create(TrainerConfig.ProgressMode mode, PrintStream out, long startStep, long maxSteps) {
         boolean terminal = System.console() != null && System.console().isTerminal();
+        if (!barAvailable()) return mode == TrainerConfig.ProgressMode.NONE ? new Silent() : new Lines(out, startStep);
         return switch (mode) {
             case NONE -> new Silent();
             case BAR -> new Bar(out, startStep, maxSteps);
             case LOG -> new Lines(out, startStep);
             case AUTO -> terminal ? new Bar(out, startStep, maxSteps) : new Lines(out, startStep);
         };
+    }
+
+    /** Whether the optional progressbar library is on the class path (a library user may leave it out). */
+    static boolean barAvailable() {
+        try {
+            Class.forName("me.tongfei.progressbar.ProgressBar", false, Progress.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     final class Silent implements Progress {

@@ -39,8 +39,15 @@ public final class Trainer<B> {
         Tensor loss(B batch);
     }
 
-    /** How a run ended: steps reached, the mean training loss of the last logged window, the last evaluation (NaN if none). */
-    public record Result(long steps, double trainLoss, double evalLoss, long elapsedNanos) {}
+    /**
+     * How a run ended: steps reached, the mean training loss of the last logged window, the last
+     * evaluation (NaN if none), the time this run took, the step it started from (non-zero when
+     * resumed) and whether a {@link Cancellation} stopped it early.
+     */
+    public record Result(long steps, double trainLoss, double evalLoss, long elapsedNanos, long startStep, boolean cancelled) {
+        /** Optimizer steps this run took (a resumed run counts only its own). */
+        public long stepsTaken() { return steps - startStep; }
+    }
 
     private final Module model;
     private final Optimizer optimizer;
@@ -52,6 +59,8 @@ public final class Trainer<B> {
     private final ToLongFunction<B> tokensPerBatch;
     private final GradScaler scaler;
     private final TrainerConfig config;
+    private final Cancellation cancellation;
+    private final Map<String, String> checkpointMetadata;
 
     private Trainer(Builder<B> b) {
         this.model = b.model;
@@ -64,6 +73,8 @@ public final class Trainer<B> {
         this.tokensPerBatch = b.tokensPerBatch;
         this.scaler = b.scaler;
         this.config = b.config;
+        this.cancellation = b.cancellation;
+        this.checkpointMetadata = Map.copyOf(b.checkpointMetadata);
     }
 
     public static <B> Builder<B> builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -73,9 +84,8 @@ public final class Trainer<B> {
     /** Trains to {@code maxSteps}, resuming from the checkpoint when configured and present. */
     public Result fit() throws IOException {
         TrainingCheckpoint.Position start = new TrainingCheckpoint.Position(0, 0, 0);
-        if (config.resume() && Files.exists(config.checkpoint())) {
-            start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
-        }
+        boolean resumed = config.resume() && Files.exists(config.checkpoint());
+        if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
         long startNanos = System.nanoTime();
         long step = start.step();
         double windowLoss = 0, lastEval = Double.NaN, lastWindow = Double.NaN;
@@ -83,8 +93,11 @@ public final class Trainer<B> {
         long windowTokens = 0, windowStart = System.nanoTime();
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
-        try (MetricsWriter metrics = config.metrics() == null ? null : new MetricsWriter(config.metrics());
+        boolean cancelled = false;
+        // A fresh run starts a fresh metrics file; a resumed one drops the rows logged after its checkpoint.
+        try (MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step);
              Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps())) {
+            if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
             while (step < config.maxSteps()) {
                 double loss = 0;
                 for (int micro = 0; micro < config.accumulation(); micro++) {
@@ -98,7 +111,8 @@ public final class Trainer<B> {
                 step++;
                 windowLoss += loss;
                 windowSteps++;
-                boolean last = step == config.maxSteps()
+                cancelled = cancellation != null && cancellation.requested();
+                boolean last = step == config.maxSteps() || cancelled
                         || (config.timeLimit() != null && System.nanoTime() - startNanos >= config.timeLimit().toNanos());
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
                 if (evaluate) {
@@ -111,7 +125,10 @@ public final class Trainer<B> {
                     lastWindow = windowLoss / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
                     progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, lr, tokensPerSecond, now - startNanos));
-                    if (last && step < config.maxSteps()) progress.message("stopping at step " + step + ": time limit " + config.timeLimit() + " reached");
+                    if (last && step < config.maxSteps()) {
+                        progress.message("stopping at step " + step + ": "
+                                + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
+                    }
                     if (metrics != null) metrics.write(record(step, batches.epoch(), lastWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null, now - startNanos));
                     windowLoss = 0;
                     windowSteps = 0;
@@ -120,7 +137,7 @@ public final class Trainer<B> {
                 }
                 if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
-                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()));
+                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), checkpointMetadata);
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }
                 if (last) break;
@@ -128,7 +145,7 @@ public final class Trainer<B> {
         } finally {
             batches.close();
         }
-        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos);
+        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos, start.step(), cancelled);
     }
 
     private Batches<B> nextEpoch(Batches<B> finished) {
@@ -184,7 +201,8 @@ public final class Trainer<B> {
         } finally {
             model.train();
         }
-        return count == 0 ? Double.NaN : sum / count;
+        if (count == 0) throw new IllegalStateException("Trainer.evaluate: the eval loader yields no batch (dataset smaller than a batch with drop-last?)");
+        return sum / count;
     }
 
     private static Map<String, Object> record(long step, int epoch, double loss, double lr, double gradNorm, double tokensPerSecond,
@@ -213,6 +231,8 @@ public final class Trainer<B> {
         private ToLongFunction<B> tokensPerBatch;
         private GradScaler scaler;
         private TrainerConfig config = TrainerConfig.steps(1000);
+        private Cancellation cancellation;
+        private final Map<String, String> checkpointMetadata = new LinkedHashMap<>();
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
             this.model = model;
@@ -234,6 +254,15 @@ public final class Trainer<B> {
         public Builder<B> gradScaler(GradScaler s) { scaler = s; return this; }
 
         public Builder<B> config(TrainerConfig c) { config = c; return this; }
+
+        /** Stops the run after the step in which {@code c} is requested, checkpointing as at the end. */
+        public Builder<B> cancellation(Cancellation c) { cancellation = c; return this; }
+
+        /**
+         * Extra metadata written into every training checkpoint (e.g. the model's config, so a
+         * resume can rebuild the model); keys must not clash with the checkpoint's own.
+         */
+        public Builder<B> checkpointMetadata(Map<String, String> metadata) { checkpointMetadata.putAll(metadata); return this; }
 
         public Trainer<B> build() { return new Trainer<>(this); }
     }

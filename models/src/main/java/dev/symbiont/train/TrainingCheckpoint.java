@@ -30,6 +30,15 @@ public final class TrainingCheckpoint {
     public record Position(long step, int epoch, int batch) {}
 
     public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position) throws IOException {
+        save(file, model, optimizer, scaler, position, Map.of());
+    }
+
+    /**
+     * As {@link #save(Path, Module, Optimizer, GradScaler, Position)}, with {@code extra} entries
+     * in the metadata (read back with {@link #metadata}); they may not replace the checkpoint's own.
+     */
+    public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
+                            Map<String, String> extra) throws IOException {
         Map<String, Tensor> tensors = new LinkedHashMap<>();
         model.stateDict().forEach((k, v) -> tensors.put("model." + k, v));
         optimizer.stateDict().forEach((k, v) -> tensors.put("optimizer." + k, v));
@@ -43,7 +52,24 @@ public final class TrainingCheckpoint {
             long[] s = d.generator().state();
             meta.put("rng." + name, s[0] + "," + s[1]);
         });
+        for (var e : extra.entrySet()) {
+            if (meta.putIfAbsent(e.getKey(), e.getValue()) != null) {
+                throw new IllegalArgumentException("TrainingCheckpoint.save: metadata key '" + e.getKey() + "' is the checkpoint's own");
+            }
+        }
         Safetensors.write(file, tensors, meta);
+    }
+
+    /** The metadata of a training checkpoint (its own entries and the extra ones it was saved with). */
+    public static Map<String, String> metadata(Path file) throws IOException {
+        return checked(file, Safetensors.read(file).metadata());
+    }
+
+    private static Map<String, String> checked(Path file, Map<String, String> meta) throws IOException {
+        if (!FORMAT.equals(meta.get("format"))) {
+            throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
+        }
+        return meta;
     }
 
     /** Saves only the model's weights (state-dict keys, no prefix): what `generate` needs. */
@@ -58,10 +84,7 @@ public final class TrainingCheckpoint {
      */
     public static Position load(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
         SafetensorsFile f = Safetensors.read(file);
-        Map<String, String> meta = f.metadata();
-        if (!FORMAT.equals(meta.get("format"))) {
-            throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
-        }
+        Map<String, String> meta = checked(file, f.metadata());
         model.loadStateDict(withPrefix(f.tensors(), "model."), true);
         optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
         if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));

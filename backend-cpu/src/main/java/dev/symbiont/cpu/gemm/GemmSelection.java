@@ -24,9 +24,25 @@ final class GemmSelection {
 
         private static Gemm select() {
             Choice choice = current();
-            LOG.log(Level.INFO, "Symbiont CPU GEMM: using {0} path ({1})", choice.path().id(), choice.reason());
+            LOG.log(level(choice), message(choice));
             return choice.path() == GemmPath.VECTOR ? VectorGemm.create() : new EjmlGemm();
         }
+    }
+
+    /**
+     * The one log line of the selection: WARNING when the JVM left the fast path out (the
+     * EJML path is ≈ 50× slower and the fix is a JVM flag), INFO when it runs or was chosen.
+     */
+    static Level level(Choice choice) {
+        return choice.path() == GemmPath.EJML && !choice.reason().startsWith("forced") ? Level.WARNING : Level.INFO;
+    }
+
+    static String message(Choice choice) {
+        if (level(choice) == Level.WARNING) {
+            return "Symbiont CPU GEMM: using the EJML path, about 50x slower than the Vector API (" + choice.reason()
+                    + "); start the JVM with --add-modules " + VectorSupport.MODULE;
+        }
+        return "Symbiont CPU GEMM: using " + choice.path().id() + " path (" + choice.reason() + ")";
     }
 
     static Gemm fastest() {

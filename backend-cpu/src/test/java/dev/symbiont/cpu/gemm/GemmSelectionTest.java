@@ -26,6 +26,16 @@ class GemmSelectionTest {
     }
 
     @Test
+    void should_warn_once_with_the_fix_only_when_the_jvm_left_the_vector_path_out() {
+        GemmSelection.Choice fallback = GemmSelection.choose(null, MISSING);
+        assertEquals(System.Logger.Level.WARNING, GemmSelection.level(fallback));
+        assertTrue(GemmSelection.message(fallback).contains("--add-modules jdk.incubator.vector"), GemmSelection.message(fallback));
+        assertTrue(GemmSelection.message(fallback).contains("50x slower"), GemmSelection.message(fallback));
+        assertEquals(System.Logger.Level.INFO, GemmSelection.level(GemmSelection.choose("ejml", AVAILABLE)));
+        assertEquals(System.Logger.Level.INFO, GemmSelection.level(GemmSelection.choose(null, AVAILABLE)));
+    }
+
+    @Test
     void should_honour_a_forced_path() {
         assertEquals(GemmPath.EJML, GemmSelection.choose("ejml", AVAILABLE).path());
         assertEquals(GemmPath.EJML, GemmSelection.choose("EJML", MISSING).path());

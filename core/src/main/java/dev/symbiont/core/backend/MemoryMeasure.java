@@ -26,12 +26,26 @@ public final class MemoryMeasure {
 
     /** Bytes still live once {@code work} has returned, its result included (e.g. the activations a forward saves). */
     public static long retainedBy(Backend backend, Supplier<?> work) {
-        MemoryTracker.collectGarbage();
-        long base = backend.memory().allocatedBytes();
+        long base = settled(backend);
         Object result = work.get();
-        MemoryTracker.collectGarbage();
-        long retained = backend.memory().allocatedBytes() - base;
+        long retained = settled(backend) - base;
         Reference.reachabilityFence(result);
         return retained;
+    }
+
+    /**
+     * Live bytes once collections stop finding garbage: one collection may leave a buffer whose
+     * last reference died during it, so collect until two in a row agree.
+     */
+    private static long settled(Backend backend) {
+        MemoryTracker.collectGarbage();
+        long live = backend.memory().allocatedBytes();
+        for (int i = 0; i < 10; i++) {
+            MemoryTracker.collectGarbage();
+            long now = backend.memory().allocatedBytes();
+            if (now == live) return now;
+            live = now;
+        }
+        return live;
     }
 }

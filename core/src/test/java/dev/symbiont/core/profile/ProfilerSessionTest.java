@@ -120,20 +120,33 @@ class ProfilerSessionTest {
 
     @Test
     void dataTimeOnAWorkerThatOverlapsComputeShowsAsMoreRecordedTimeThanWall() throws InterruptedException {
+        // By construction the worker's data.prepare runs inside the caller's compute scope.
+        CountDownLatch computing = new CountDownLatch(1), prepared = new CountDownLatch(1);
+        Thread worker = Thread.ofPlatform().unstarted(() -> {
+            await(computing);
+            Profiler.time("data.prepare", OpCategory.DATA, () -> sleep(100));
+            prepared.countDown();
+        });
         try (ProfilerSession p = Profiler.start()) {
-            CountDownLatch started = new CountDownLatch(1);
-            Thread worker = Thread.ofPlatform().start(() -> Profiler.time("data.prepare", OpCategory.DATA, () -> {
-                started.countDown();
-                sleep(100);
-            }));
-            started.await();
-            Profiler.time("compute", OpCategory.MATMUL, () -> sleep(100));
+            worker.start();
+            Profiler.time("compute", OpCategory.MATMUL, () -> {
+                computing.countDown();
+                await(prepared);
+            });
             worker.join();
             ProfileReport r = p.report();
             assertEquals(2, r.threads());
             assertTrue(r.category(OpCategory.DATA).selfNanos() >= 100_000_000L);
             assertTrue(r.selfNanos() > r.wallNanos(), "prefetching overlapped: " + r.selfNanos() + " vs wall " + r.wallNanos());
             assertTrue(r.table().contains("on 2 threads"), r.table());
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
         }
     }
 

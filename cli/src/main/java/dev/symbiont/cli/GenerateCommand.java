@@ -5,7 +5,9 @@ import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.Sampling;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -14,6 +16,9 @@ import java.util.Arrays;
 /** Loads a model written by {@code train} and continues a prompt. */
 @Command(name = "generate", description = "Sample text from a trained model.")
 final class GenerateCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
@@ -36,7 +41,11 @@ final class GenerateCommand implements Runnable {
     double topP;
 
     @Override
-    public void run() { common.run("generate", backend -> generate()); }
+    public void run() {
+        new OptionChecks(spec).nonNegative("--tokens", tokens).nonNegative("--temperature", temperature)
+                .nonNegative("--top-k", topK).inRange("--top-p", topP, 0, 1);
+        common.run("generate", backend -> generate());
+    }
 
     private void generate() throws IOException {
         ModelFiles.Loaded loaded = ModelFiles.load(model);

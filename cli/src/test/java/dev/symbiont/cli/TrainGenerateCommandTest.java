@@ -2,40 +2,16 @@ package dev.symbiont.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static dev.symbiont.cli.CliRun.run;
 import static org.junit.jupiter.api.Assertions.*;
 
 class TrainGenerateCommandTest {
     @TempDir
     Path dir;
-
-    record Run(int code, String out, String err) {}
-
-    static Run run(String... args) {
-        PrintStream original = System.out, originalErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        StringBuilderWriter cliErr = new StringBuilderWriter();
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            CommandLine cli = Main.commandLine();
-            cli.setErr(new PrintWriter(cliErr, true));
-            code = cli.execute(args);
-        } finally {
-            System.setOut(original);
-            System.setErr(originalErr);
-        }
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8) + cliErr);
-    }
 
     /** A tiny corpus and model so the round trip takes a few seconds. */
     private Path trainTiny() throws Exception { return trainTinyRun().model(); }
@@ -45,7 +21,7 @@ class TrainGenerateCommandTest {
     private Trained trainTinyRun() throws Exception {
         Path corpus = dir.resolve("corpus.txt");
         Files.writeString(corpus, "the cat sat on the mat. the dog sat on the log. ".repeat(40));
-        Run r = run("train", "--corpus", corpus.toString(), "--out", dir.resolve("model").toString(), "--steps", "40",
+        CliRun r = run("train", "--corpus", corpus.toString(), "--out", dir.resolve("model").toString(), "--steps", "40",
                 "--batch", "8", "--context", "16", "--d-model", "32", "--layers", "1", "--heads", "2", "--eval-every", "20");
         assertEquals(0, r.code(), r.out() + r.err());
         return new Trained(dir.resolve("model"), r.out());
@@ -67,8 +43,8 @@ class TrainGenerateCommandTest {
     @Test
     void should_generate_text_from_the_trained_model_reproducibly_by_seed() throws Exception {
         Path model = trainTiny();
-        Run a = run("generate", "--model", model.toString(), "--prompt", "the ", "--tokens", "40", "--seed", "3");
-        Run b = run("generate", "--model", model.toString(), "--prompt", "the ", "--tokens", "40", "--seed", "3");
+        CliRun a = run("generate", "--model", model.toString(), "--prompt", "the ", "--tokens", "40", "--seed", "3");
+        CliRun b = run("generate", "--model", model.toString(), "--prompt", "the ", "--tokens", "40", "--seed", "3");
         assertEquals(0, a.code(), a.err());
         assertTrue(a.out().startsWith("the "), a.out());
         assertEquals(4 + 40 + 1, a.out().length(), "prompt, 40 characters past the 16-character context, newline: " + a.out());
@@ -78,28 +54,19 @@ class TrainGenerateCommandTest {
     @Test
     void should_report_a_prompt_longer_than_the_context_as_one_line_and_exit_non_zero() throws Exception {
         Path model = trainTiny();
-        Run r = run("generate", "--model", model.toString(), "--prompt", "the cat sat on the mat. the dog", "--tokens", "5");
+        CliRun r = run("generate", "--model", model.toString(), "--prompt", "the cat sat on the mat. the dog", "--tokens", "5");
         assertEquals(2, r.code());
         assertEquals("symbiont generate: the prompt is 31 tokens but the model's context is 16", r.err().strip());
     }
 
     @Test
     void should_report_a_missing_model_and_a_character_outside_the_vocabulary() throws Exception {
-        Run missing = run("generate", "--model", dir.resolve("nothing").toString());
+        CliRun missing = run("generate", "--model", dir.resolve("nothing").toString());
         assertEquals(2, missing.code());
         assertTrue(missing.err().contains("no model at"), missing.err());
         Path model = trainTiny();
-        Run unknown = run("generate", "--model", model.toString(), "--prompt", "Zebra");
+        CliRun unknown = run("generate", "--model", model.toString(), "--prompt", "Zebra");
         assertEquals(2, unknown.code());
         assertTrue(unknown.err().contains("'Z'"), unknown.err());
-    }
-
-    /** A Writer into a StringBuilder (picocli prints errors to a PrintWriter). */
-    static final class StringBuilderWriter extends java.io.Writer {
-        private final StringBuilder sb = new StringBuilder();
-        @Override public void write(char[] c, int off, int len) { sb.append(c, off, len); }
-        @Override public void flush() { }
-        @Override public void close() { }
-        @Override public String toString() { return sb.toString(); }
     }
 }

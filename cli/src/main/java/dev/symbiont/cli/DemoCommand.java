@@ -9,7 +9,9 @@ import dev.symbiont.nn.Sequential;
 import dev.symbiont.optim.Adam;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.util.Locale;
 
@@ -19,6 +21,9 @@ import java.util.Locale;
  */
 @Command(name = "demo", description = "Train a tiny MLP on a synthetic regression and print its loss falling.")
 final class DemoCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     CommonOptions common;
 
@@ -32,7 +37,10 @@ final class DemoCommand implements Runnable {
     double lr;
 
     @Override
-    public void run() { common.run("demo", this::train); }
+    public void run() {
+        new OptionChecks(spec).positive("--steps", steps).positive("--hidden", hidden).positive("--lr", lr);
+        common.run("demo", this::train);
+    }
 
     private void train(Backend backend) {
         Generator rng = new Generator(common.seed);

@@ -26,7 +26,7 @@ import static dev.symbiont.cpu.Differential.tensor;
  * handles. Layouts mix offsets, permuted strides, gaps, stride-0 dims anywhere, and size-0 and
  * size-1 dims with arbitrary strides.
  */
-class CpuReviewFindingsTest {
+class CpuRandomLayoutTest {
 
     /** A layout of {@code shape} with random dim order, gaps, stride-0 dims and offset. */
     static Layout randomLayout(SplittableRandom r, int[] shape) {

@@ -1,0 +1,180 @@
+package dev.symbiont.cli;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.data.DataLoader;
+import dev.symbiont.data.TokenWindows;
+import dev.symbiont.data.tasks.SequenceBatch;
+import dev.symbiont.data.tasks.SequenceExample;
+import dev.symbiont.models.gpt.Gpt;
+import dev.symbiont.models.gpt.GptConfig;
+import dev.symbiont.optim.AdamW;
+import dev.symbiont.optim.LrSchedule;
+import dev.symbiont.optim.ParamGroup;
+import dev.symbiont.text.CharTokenizer;
+import dev.symbiont.train.Cancellation;
+import dev.symbiont.train.Trainer;
+import dev.symbiont.train.TrainerConfig;
+import dev.symbiont.train.TrainingCheckpoint;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Trains a character-level GPT on a text corpus (by default the public-domain one shipped with
+ * Symbiont) and writes the model, its tokenizer, a resumable training checkpoint and metrics.
+ * The checkpoint carries the model's config and the run's settings, so {@code --resume} needs
+ * no flags but {@code --out}; Ctrl-C stops after the current step and writes every file.
+ */
+@Command(name = "train", description = "Train a character-level GPT on a text corpus.")
+final class TrainCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--corpus", description = "UTF-8 text file (default: the shipped sonnets, psalms and proverbs).")
+    Path corpus;
+
+    @Option(names = "--out", defaultValue = "runs/char-gpt", description = "Output directory (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--steps", defaultValue = "600", description = "Optimizer steps (default: ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}).")
+    double minutes;
+
+    @Option(names = "--batch", defaultValue = "32", description = "Sequences per batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--context", defaultValue = "128", description = "Context length in characters (default: ${DEFAULT-VALUE}).")
+    int context;
+
+    @Option(names = "--d-model", defaultValue = "128", description = "Model width (default: ${DEFAULT-VALUE}).")
+    int dModel;
+
+    @Option(names = "--layers", defaultValue = "4", description = "Transformer blocks (default: ${DEFAULT-VALUE}).")
+    int layers;
+
+    @Option(names = "--heads", defaultValue = "4", description = "Attention heads (default: ${DEFAULT-VALUE}).")
+    int heads;
+
+    @Option(names = "--lr", defaultValue = "3e-3", description = "Peak AdamW learning rate (default: ${DEFAULT-VALUE}).")
+    double lr;
+
+    @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
+    int evalEvery;
+
+    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread (default: ${DEFAULT-VALUE}).")
+    double initStd;
+
+    @Option(names = "--resume", description = "Continue the run in --out from its checkpoint, with the model and settings saved there.")
+    boolean resume;
+
+    @Option(names = "--force", description = "Start over in an --out that already holds a run, deleting its files.")
+    boolean force;
+
+    /** Stops the run after the current step; Ctrl-C requests it (tests call it directly). */
+    final Cancellation cancellation = new Cancellation();
+
+    @Override
+    public void run() {
+        new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
+                .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
+                .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
+        common.run("train", this::train);
+    }
+
+    private void train(Backend backend) throws IOException {
+        RunDirectory.prepare(out, resume, force);
+        Path checkpoint = RunDirectory.checkpoint(out);
+        boolean resuming = resume && Files.exists(checkpoint);
+        RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(checkpoint), spec.commandLine().getParseResult(), this)
+                : RunSettings.fresh(this);
+        if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
+
+        String text = Corpus.read(settings.corpus());
+        CharTokenizer tokenizer = CharTokenizer.fit(text);
+        int[] ids = tokenizer.encode(text);
+        int split = (int) (ids.length * 0.9);
+        int[] trainIds = Arrays.copyOfRange(ids, 0, split), valIds = Arrays.copyOfRange(ids, split, ids.length);
+        String corpusName = settings.corpus() == null ? "shipped corpus" : settings.corpus().toString();
+        var trainWindows = windows("training", trainIds, settings, settings.context() / 2, corpusName);
+        var valWindows = windows("validation", valIds, settings, settings.context(), corpusName);
+        System.out.printf(Locale.ROOT, "train: %s, %d characters (%d distinct): %d for training, %d for validation%n",
+                corpusName, ids.length, tokenizer.vocabSize(), trainIds.length, valIds.length);
+        System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
+
+        GptConfig config = settings.model(tokenizer.vocabSize());
+        // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
+        Gpt model = new Gpt(config, new Generator(settings.seed()), initStd);
+        AdamW optimizer = new AdamW(ParamGroup.splitDecay(model, 0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
+        var trainLoader = DataLoader.builder(trainWindows, SequenceExample::collate)
+                .batchSize(settings.batch()).shuffle(settings.seed()).dropLast(true).prefetch(2).name("train").build();
+        var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
+                .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
+        System.out.printf(Locale.ROOT, "train: GPT with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
+                model.parameterCount(), backend.name(), settings.steps(), settings.batch(), config.maxSeq(), minutes);
+
+        Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
+        Trainer.Result result;
+        try (CtrlC ctrlC = new CtrlC(cancellation)) {
+            result = Trainer.builder(model, optimizer, trainLoader, loss)
+                    .schedule(LrSchedule.warmupCosine(settings.lr(), settings.lr() / 10, Math.min(100, settings.steps() / 10), settings.steps()))
+                    .eval(valLoader, loss)
+                    .tokensPerBatch(b -> b.input().numel())
+                    .cancellation(cancellation)
+                    .checkpointMetadata(settings.toMetadata(config))
+                    .config(TrainerConfig.steps(settings.steps())
+                            .withClipNorm(1.0)
+                            .withEval(settings.evalEvery(), 20)
+                            .withLogEvery(25)
+                            .withMetrics(out.resolve(RunDirectory.METRICS))
+                            .withCheckpoint(checkpoint, settings.evalEvery(), resuming)
+                            .withTimeLimit(Duration.ofMillis((long) (minutes * 60_000))))
+                    .build()
+                    .fit();
+            ModelFiles.save(out, model, tokenizer);
+        }
+        System.out.printf(Locale.ROOT, "train: %d steps in %.1f s%s, validation loss %.3f nats/char; model saved to %s%n",
+                result.stepsTaken(), result.elapsedNanos() / 1e9,
+                result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
+                result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
+        if (result.cancelled()) {
+            System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
+                    result.steps(), settings.steps(), checkpoint, out);
+        }
+    }
+
+    /** Windows of one split; a split too small for one batch is an error, not a NaN loss. */
+    private static TokenWindows windows(String split, int[] ids, RunSettings s, int stride, String corpusName) {
+        int length = s.context();
+        TokenWindows windows = new TokenWindows(ids, length, Math.max(1, stride));
+        if (windows.size() < s.batch()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "the %s split of %s (%d characters) holds %d windows of --context %d, fewer than one --batch of %d; "
+                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, windows.size(), length, s.batch()));
+        }
+        return windows;
+    }
+
+    /** The flags that define the run, for {@link RunSettings}. */
+    Map<String, String> flags() {
+        return Map.of("corpus", corpus == null ? "" : corpus.toString(), "steps", Integer.toString(steps), "batch", Integer.toString(batch),
+                "context", Integer.toString(context), "d_model", Integer.toString(dModel), "layers", Integer.toString(layers),
+                "heads", Integer.toString(heads), "lr", Double.toString(lr), "eval_every", Integer.toString(evalEvery),
+                "seed", Long.toString(common.seed));
+    }
+}
