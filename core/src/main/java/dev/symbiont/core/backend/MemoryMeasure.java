@@ -7,6 +7,9 @@ import java.util.function.Supplier;
  * Memory a piece of work costs on a backend, counted by its {@link MemoryTracker} so that only
  * reachable buffers count: the peak of a step and what a forward pass leaves alive for
  * backward. Each measurement runs garbage collections, so this is for tests and benchmarks.
+ *
+ * <p>Both wait for the backend ({@link Backend#synchronize()}) before they read its counters, so
+ * work an asynchronous backend still has queued is counted in the measurement that caused it.
  */
 public final class MemoryMeasure {
     private MemoryMeasure() {}
@@ -17,18 +20,22 @@ public final class MemoryMeasure {
      */
     public static long peakAbove(Backend backend, Runnable step) {
         try (var exact = MemoryTracker.exactPeaks()) {
+            backend.synchronize();
             backend.resetPeakMemory();
             long base = backend.memory().allocatedBytes();
             step.run();
+            backend.synchronize();
             return backend.memory().peakBytes() - base;
         }
     }
 
     /** Bytes still live once {@code work} has returned, its result included (e.g. the activations a forward saves). */
     public static long retainedBy(Backend backend, Supplier<?> work) {
+        backend.synchronize();
         MemoryTracker.collectGarbage();
         long base = backend.memory().allocatedBytes();
         Object result = work.get();
+        backend.synchronize();
         MemoryTracker.collectGarbage();
         long retained = backend.memory().allocatedBytes() - base;
         Reference.reachabilityFence(result);

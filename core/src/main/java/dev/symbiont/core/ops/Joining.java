@@ -36,7 +36,7 @@ public final class Joining {
         }
         outShape[d] = total;
         long bytes = (long) Layout.numel(outShape) * first.dtype().byteSize();
-        try (var p = Profiler.op("cat", OpCategory.COPY, 0, 2 * bytes)) {
+        try (var p = Profiler.op(first.backend(), "cat", OpCategory.COPY, 0, 2 * bytes)) {
             Backend backend = first.backend();
             Storage out = backend.allocate(first.dtype(), Layout.numel(outShape));
             Layout outLayout = Layout.contiguous(outShape);
@@ -93,7 +93,7 @@ public final class Joining {
     static Tensor padInto(Tensor g, int[] shape, int dim, int start, int step) {
         // Writes the zeros and reads and writes g.
         long bytes = (long) Layout.numel(shape) * g.dtype().byteSize() + 2 * Profiled.bytes(g);
-        try (var p = Profiler.op("pad", OpCategory.COPY, 0, bytes)) {
+        try (var p = Profiler.op(g.backend(), "pad", OpCategory.COPY, 0, bytes)) {
             Backend backend = g.backend();
             Storage out = backend.allocate(g.dtype(), Layout.numel(shape));
             Layout full = Layout.contiguous(shape);

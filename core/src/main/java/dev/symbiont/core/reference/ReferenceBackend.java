@@ -216,11 +216,40 @@ public class ReferenceBackend implements Backend {
 
     // ---- linear algebra ------------------------------------------------------------------------
 
+    /** float32, bfloat16 or float16 operands (each widened as {@link #matmulOperand} says); float32 product. */
     @Override
     public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
-        float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
-        checkMatmulShapes(aLayout, bLayout);
-        return wrap(DType.FLOAT32, ReferenceMatmul.matmul(as, aLayout, bs, bLayout));
+        try (MatmulOperand x = matmulOperand(a, aLayout); MatmulOperand y = matmulOperand(b, bLayout)) {
+            checkMatmulShapes(aLayout, bLayout);
+            return wrap(DType.FLOAT32, ReferenceMatmul.matmul(x.data(), x.layout(), y.data(), y.layout()));
+        }
+    }
+
+    /**
+     * A matmul operand as float32 data and a layout into it. A float32 operand is used as it is;
+     * a bfloat16 or float16 one is widened (with this backend's {@link #cast}) into a tracked
+     * scratch buffer holding the span of elements its layout addresses, and the layout keeps its
+     * strides, so a transposed or batch-broadcast operand is not materialised. Closing the
+     * operand releases the scratch.
+     */
+    protected final MatmulOperand matmulOperand(Storage storage, Layout layout) {
+        DType dtype = storage.dtype();
+        if (dtype == DType.FLOAT32) return new MatmulOperand(floats("matmul", storage, layout), layout, null);
+        if (dtype != DType.BFLOAT16 && dtype != DType.FLOAT16) {
+            throw new IllegalArgumentException("matmul: expected float32, bfloat16 or float16, got " + dtype);
+        }
+        heap("matmul", storage, layout);
+        int first = layout.offset(), span = layout.numel() == 0 ? 0 : layout.maxIndex() - first + 1;
+        HeapStorage scratch = HeapStorage.of(cast(storage, new Layout(new int[] {span}, new int[] {1}, first), DType.FLOAT32));
+        return new MatmulOperand(scratch.floats(), new Layout(layout.shape(), layout.strides(), 0), scratch);
+    }
+
+    /** Float32 data of one matmul operand; {@code scratch} (released on close) is non-null when it was widened. */
+    protected record MatmulOperand(float[] data, Layout layout, HeapStorage scratch) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (scratch != null) scratch.release();
+        }
     }
 
     // ---- indexing ------------------------------------------------------------------------------
