@@ -48,8 +48,11 @@ public interface Backend {
 
     // ---- memory and transfer -------------------------------------------------------------
 
-    /** A zero-filled buffer. */
-    Storage allocate(DType dtype, int size);
+    /**
+     * A zero-filled buffer of {@code size} elements. Sizes are long in the SPI so a device
+     * backend is not bound to int; the heap backends reject more than a Java array holds.
+     */
+    Storage allocate(DType dtype, long size);
 
     /**
      * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
@@ -70,7 +73,7 @@ public interface Backend {
     Storage cast(Storage storage, Layout layout, DType to);
 
     /** A buffer of {@code size} elements all equal to {@code value}. */
-    Storage full(DType dtype, int size, double value);
+    Storage full(DType dtype, long size, double value);
 
     // ---- elementwise (float32) -------------------------------------------------------------
 

@@ -87,7 +87,10 @@ public final class HeapStorage implements Storage {
 
     @Override public Backend backend() { return backend; }
     @Override public DType dtype() { return dtype; }
-    @Override public int size() { return size; }
+    @Override public long size() { return size; }
+
+    /** The element count as the int a Java array has. */
+    public int length() { return size; }
 
     public Object array() { return array; }
     public float[] floats() { return (float[]) array; }

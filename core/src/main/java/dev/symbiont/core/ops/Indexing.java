@@ -27,7 +27,7 @@ public final class Indexing {
         int d = x.layout().dim("index_select", dim);
         int[] outShape = x.shape();
         outShape[d] = index.size(0);
-        long picked = (long) Layout.numel(outShape) * x.dtype().byteSize();
+        long picked = (long) Layout.numel("index_select", outShape) * x.dtype().byteSize();
         try (var p = Profiler.op(x.backend(), "index_select", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
             Tensor y = Tensor.of(x.backend().indexSelect(x.storage(), x.layout(), d, index.storage(), index.layout()), outShape);
             int[] inShape = x.shape();

@@ -70,6 +70,7 @@ public final class Linalg {
         int[] batch = Checks.broadcast("matmul: batch dims of " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB),
                 Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
         int[] fullA = append(batch, m, k), fullB = append(batch, k, n), outShape = append(batch, m, n);
+        Layout.numel("matmul", outShape);
         // Exactly 2·batch·m·n·k FLOPs (one multiply and one add per term); bytes: operands as stored plus the result.
         long products = (long) Layout.numel(batch) * m * n;
         try (var p = Profiler.op(a.backend(), "matmul", OpCategory.MATMUL, 2 * products * k, Profiled.bytes(a) + Profiled.bytes(b) + 4 * products)) {

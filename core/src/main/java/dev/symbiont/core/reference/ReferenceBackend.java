@@ -37,10 +37,22 @@ public class ReferenceBackend implements Backend {
     /** The tracker every storage of this backend is counted in. */
     protected final MemoryTracker tracker() { return tracker; }
 
+    /** The most elements a heap buffer may hold: the largest Java array every JVM allocates. */
+    public static final int MAX_HEAP_ELEMENTS = Integer.MAX_VALUE - 8;
+
     /** A tracked, zero-filled heap buffer owned by this backend. */
-    protected HeapStorage newStorage(DType dtype, int size) {
-        if (size < 0) throw new IllegalArgumentException("allocate: negative size " + size + " for " + dtype);
-        return HeapStorage.allocate(this, tracker, dtype, size);
+    protected HeapStorage newStorage(DType dtype, long size) {
+        return HeapStorage.allocate(this, tracker, dtype, heapSize("allocate", dtype, size));
+    }
+
+    /** {@code size} as a Java array length, or an error naming the op when it is negative or too large for the heap. */
+    protected static int heapSize(String op, DType dtype, long size) {
+        if (size < 0) throw new IllegalArgumentException(op + ": negative size " + size + " for " + dtype);
+        if (size > MAX_HEAP_ELEMENTS) {
+            throw new IllegalArgumentException(op + ": " + size + " elements of " + dtype + " exceed the " + MAX_HEAP_ELEMENTS
+                    + " a heap buffer (a Java array) holds");
+        }
+        return (int) size;
     }
 
     /** Hands a freshly computed host array (not copied) to this backend as a tracked storage. */
@@ -81,7 +93,7 @@ public class ReferenceBackend implements Backend {
     // ---- memory and transfer -------------------------------------------------------------------
 
     @Override
-    public Storage allocate(DType dtype, int size) { return newStorage(dtype, size); }
+    public Storage allocate(DType dtype, long size) { return newStorage(dtype, size); }
 
     @Override
     public Storage upload(DType dtype, Object hostArray) {
@@ -146,9 +158,8 @@ public class ReferenceBackend implements Backend {
     }
 
     @Override
-    public Storage full(DType dtype, int size, double value) {
-        if (size < 0) throw new IllegalArgumentException("full: negative size " + size + " for " + dtype);
-        return wrap(dtype, ReferenceCopies.full(dtype, size, value));
+    public Storage full(DType dtype, long size, double value) {
+        return wrap(dtype, ReferenceCopies.full(dtype, heapSize("full", dtype, size), value));
     }
 
     // ---- elementwise -------------------------------------------------------------------------
