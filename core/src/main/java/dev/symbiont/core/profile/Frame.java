@@ -48,8 +48,14 @@ final class Frame implements Profiler.Scope {
     public void close() {
         if (closed) return;
         closed = true;
-        if (backend != null) backend.synchronize();
-        long elapsed = System.nanoTime() - start;
+        try {
+            if (backend != null) backend.synchronize();
+        } finally {
+            record(System.nanoTime() - start); // a failed wait still pops this frame
+        }
+    }
+
+    private void record(long elapsed) {
         stack.top = parent;
         long inclusiveFlops = flops > 0 ? flops : childFlops;
         long inclusiveBytes = bytes > 0 ? bytes : childBytes;

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class SynchronizeTest {
 
     /** A reference backend that logs its matmul, binary and synchronize calls in order. */
-    static final class RecordingBackend extends ReferenceBackend {
+    static class RecordingBackend extends ReferenceBackend {
         final List<String> calls = new ArrayList<>();
 
         @Override public String name() { return "recording"; }
@@ -74,5 +74,23 @@ class SynchronizeTest {
             MemoryMeasure.retainedBy(backend, () -> a.matmul(b));
         }
         assertEquals(List.of("synchronize", "matmul", "synchronize", "synchronize", "matmul", "synchronize"), backend.calls);
+    }
+
+    @Test
+    void should_record_and_pop_the_scope_even_when_the_wait_fails() {
+        RecordingBackend failing = new RecordingBackend() {
+            @Override public void synchronize() { throw new IllegalStateException("device lost"); }
+        };
+        Tensor a = Tensor.randn(new Generator(5), 4, 3).to(failing), b = Tensor.randn(new Generator(6), 3, 2).to(failing);
+        try (ProfilerSession p = Profiler.start()) {
+            var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> a.matmul(b));
+            assertEquals("device lost", e.getMessage());
+            Tensor.randn(new Generator(7), 2, 2).add(Tensor.randn(new Generator(8), 2, 2));
+            ProfileReport r = p.report();
+            assertEquals(1, r.op("matmul").orElseThrow().calls());
+            assertEquals(r.op("matmul").orElseThrow().totalNanos() + r.op("add").orElseThrow().totalNanos()
+                    + r.op("randn").map(ProfileReport.OpRow::totalNanos).orElse(0L), r.selfNanos(),
+                    "the op after the failure is a root scope, not nested in the failed one");
+        }
     }
 }
