@@ -135,17 +135,21 @@ public class CpuBackend extends ReferenceBackend {
 
     // ---- linear algebra ------------------------------------------------------------------------
 
-    /** a: (batch..., m, k), b: (batch..., k, n) → contiguous (batch..., m, n). */
+    /**
+     * a: (batch..., m, k), b: (batch..., k, n) → contiguous float32 (batch..., m, n). Bfloat16 and
+     * float16 operands are widened to float32 scratch first (the span their layout addresses, strides kept).
+     */
     @Override
     public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
-        float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
-        checkMatmulShapes(aLayout, bLayout);
-        int rank = aLayout.rank();
-        int[] outShape = aLayout.shape().clone();
-        outShape[rank - 1] = bLayout.size(rank - 1);
-        var out = newStorage(DType.FLOAT32, Layout.numel(outShape));
-        BatchedMatmul.matmul(gemm, as, aLayout, bs, bLayout, out.floats());
-        return out;
+        try (MatmulOperand x = matmulOperand(a, aLayout); MatmulOperand y = matmulOperand(b, bLayout)) {
+            checkMatmulShapes(aLayout, bLayout);
+            int rank = aLayout.rank();
+            int[] outShape = aLayout.shape().clone();
+            outShape[rank - 1] = bLayout.size(rank - 1);
+            var out = newStorage(DType.FLOAT32, Layout.numel(outShape));
+            BatchedMatmul.matmul(gemm, x.data(), x.layout(), y.data(), y.layout(), out.floats());
+            return out;
+        }
     }
 
     // ---- elementwise ---------------------------------------------------------------------------

@@ -90,7 +90,7 @@ class CpuCopyTest {
     }
 
     private static Object all(Backend b, Storage s) {
-        return b.download(s, Layout.contiguous(s.size()));
+        return b.download(s, Layout.contiguous(Math.toIntExact(s.size())));
     }
 
     private static void assertSameArray(String what, Object expected, Object actual) {

@@ -1,23 +1,30 @@
 package dev.symbiont.core;
 
+import java.math.BigInteger;
 import java.util.Arrays;
 
 /**
  * Where a tensor's elements live in its storage: shape, strides (in elements) and a start
  * offset. Every view (reshape, permute, narrow, expand, ...) is a new Layout over the same
  * storage, so views never copy. Broadcasting is a stride of 0.
+ *
+ * <p>Sizes, strides and offsets are int, so a layout has at most {@link #MAX_ELEMENTS}
+ * elements; every layout is checked for that when it is made, and ops check the shapes they
+ * make first with {@link #numel(String, int[])}, so an oversized shape is an error naming the
+ * op, never a wrapped size (docs/decisions.md, "SPI seams for device backends").
  */
 public record Layout(int[] shape, int[] strides, int offset) {
     // The accessors hand out the record's own arrays for speed in kernels: never modify them.
+
+    /** The most elements one tensor may have: 2^31 − 1, the range of int sizes, strides and offsets. */
+    public static final int MAX_ELEMENTS = Integer.MAX_VALUE;
 
     public Layout {
         if (shape.length != strides.length) {
             throw new IllegalArgumentException("layout: shape " + Arrays.toString(shape)
                     + " and strides " + Arrays.toString(strides) + " differ in rank");
         }
-        for (int d : shape) {
-            if (d < 0) throw new IllegalArgumentException("layout: negative dimension in shape " + Arrays.toString(shape));
-        }
+        numel("layout", shape);
     }
 
     /** A fresh row-major layout of the given shape. */
@@ -27,23 +34,55 @@ public record Layout(int[] shape, int[] strides, int offset) {
 
     public static int[] rowMajorStrides(int[] shape) {
         int[] strides = new int[shape.length];
-        int s = 1;
+        long s = 1;
         for (int i = shape.length - 1; i >= 0; i--) {
-            strides[i] = s;
-            s = Math.multiplyExact(s, Math.max(shape[i], 1));
+            strides[i] = (int) s;
+            s *= Math.max(shape[i], 1);
+            if (s > MAX_ELEMENTS && i > 0) {
+                throw new IllegalArgumentException("layout: row-major strides of shape " + Arrays.toString(shape) + " pass 2^31 - 1");
+            }
         }
         return strides;
     }
 
-    public static int numel(int[] shape) {
-        int n = 1;
-        for (int d : shape) n = Math.multiplyExact(n, d);
-        return n;
+    /** Number of elements of {@code shape}; an error naming the shape when a dim is negative or the product passes {@link #MAX_ELEMENTS}. */
+    public static int numel(int[] shape) { return numel("numel", shape); }
+
+    /**
+     * Number of elements of {@code shape}, checked: a negative dim, or a product past
+     * {@link #MAX_ELEMENTS}, throws an IllegalArgumentException naming {@code op} and the shape.
+     */
+    public static int numel(String op, int[] shape) {
+        boolean empty = false;
+        for (int d : shape) {
+            if (d < 0) throw new IllegalArgumentException(op + ": negative dimension in shape " + Arrays.toString(shape));
+            empty |= d == 0;
+        }
+        if (empty) return 0;
+        long n = 1;
+        for (int d : shape) {
+            n *= d;
+            if (n > MAX_ELEMENTS) throw tooLarge(op, shape);
+        }
+        return (int) n;
+    }
+
+    /** The error for a shape with more than {@link #MAX_ELEMENTS} elements, with its exact count. */
+    public static IllegalArgumentException tooLarge(String op, int[] shape) {
+        BigInteger n = BigInteger.ONE;
+        for (int d : shape) n = n.multiply(BigInteger.valueOf(d));
+        return new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " has " + n
+                + " elements, more than 2^31 - 1 (the most one tensor may hold)");
     }
 
     public int rank() { return shape.length; }
 
-    public int numel() { return numel(shape); }
+    /** Checked when the layout was made, so the int product cannot overflow (a zero dim makes it 0 even if it wrapped before). */
+    public int numel() {
+        int n = 1;
+        for (int d : shape) n *= d;
+        return n;
+    }
 
     public int size(int dim) { return shape[dim]; }
 
@@ -203,6 +242,7 @@ public record Layout(int[] shape, int[] strides, int offset) {
                         + " cannot broadcast to " + Arrays.toString(target) + " (dim " + i + ": " + src + " vs " + want + ")");
             }
         }
+        numel("expand", ns);
         return new Layout(ns, nst, offset);
     }
 

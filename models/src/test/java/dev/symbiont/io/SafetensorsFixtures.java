@@ -67,7 +67,7 @@ final class SafetensorsFixtures {
         Storage storage = new Storage() {
             @Override public Backend backend() { return failing; }
             @Override public DType dtype() { return DType.FLOAT32; }
-            @Override public int size() { return n; }
+            @Override public long size() { return n; }
             @Override public void release() {}
         };
         return new Tensor(storage, Layout.contiguous(n));

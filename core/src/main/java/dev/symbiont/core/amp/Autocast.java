@@ -10,8 +10,9 @@ import dev.symbiont.core.DType;
  * activation) while the product is still accumulated in float32 and the weights stay float32
  * masters. Other ops run in float32, as torch.autocast does for them on the CPU.
  *
- * <p>On the CPU backend the gain is memory, not speed: the GEMM widens the operands to float32
- * before multiplying, so autocast costs two casts per matmul.
+ * <p>The low-precision operands go to the backend's matmul as they are (float32 accumulation
+ * and result), so a device backend can use tensor-core GEMMs. On the heap backends the gain is
+ * memory, not speed: their matmul widens the operands to float32 scratch inside the kernel.
  */
 public final class Autocast {
     private static final ThreadLocal<DType[]> ACTIVE = ThreadLocal.withInitial(() -> new DType[1]);

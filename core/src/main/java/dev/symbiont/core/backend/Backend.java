@@ -20,7 +20,8 @@ import dev.symbiont.core.fused.Family;
  * and that every storage belongs to this backend; backends check data-dependent things
  * (index values) and throw naming the op.
  *
- * <p>Dtypes: unary, binary, reduce, cumsum, topk, matmul and scatterAdd's values are float32;
+ * <p>Dtypes: unary, binary, reduce, cumsum, topk and scatterAdd's values are float32; matmul's
+ * operands are float32, bfloat16 or float16 (see {@link #matmul}), its result float32;
  * where's condition may be any dtype (non-zero is true), its operands float32; indexSelect and
  * gather take any dtype of input; index tensors are int32 or int64. Layouts never have
  * negative strides. {@link #copyInto} reads all of src before writing when dst and src share
@@ -47,8 +48,11 @@ public interface Backend {
 
     // ---- memory and transfer -------------------------------------------------------------
 
-    /** A zero-filled buffer. */
-    Storage allocate(DType dtype, int size);
+    /**
+     * A zero-filled buffer of {@code size} elements. Sizes are long in the SPI so a device
+     * backend is not bound to int; the heap backends reject more than a Java array holds.
+     */
+    Storage allocate(DType dtype, long size);
 
     /**
      * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
@@ -69,7 +73,7 @@ public interface Backend {
     Storage cast(Storage storage, Layout layout, DType to);
 
     /** A buffer of {@code size} elements all equal to {@code value}. */
-    Storage full(DType dtype, int size, double value);
+    Storage full(DType dtype, long size, double value);
 
     // ---- elementwise (float32) -------------------------------------------------------------
 
@@ -107,6 +111,14 @@ public interface Backend {
      * Batched matrix product: a is (batch..., m, k), b is (batch..., k, n) with identical batch
      * dims (core broadcasts them with stride 0); the result is contiguous (batch..., m, n).
      * Transposed operands arrive as strides, never as copies.
+     *
+     * <p>Each operand is float32, bfloat16 or float16; products are accumulated in float32 and
+     * the result is float32 (autocast hands bfloat16/float16 operands straight here, so a device
+     * backend can run a tensor-core GEMM). Both low-precision operands usually share one dtype;
+     * a mixed pair (a float32 gradient times a bfloat16 activation in autocast's backward) is
+     * legal, and a backend may widen the low operand and run a float32 GEMM for it. The heap
+     * backends widen every low operand to float32 inside the kernel, so their low-precision
+     * product equals the float32 product of the widened values.
      */
     Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout);
 
@@ -124,4 +136,15 @@ public interface Backend {
      */
     Storage scatterAdd(Storage base, Layout baseLayout, int dim, Storage index, Layout indexLayout,
                        Storage src, Layout srcLayout);
+
+    // ---- seams for device backends --------------------------------------------------------------
+
+    /**
+     * Waits until all work queued on this backend is done. The heap backends finish every
+     * primitive before it returns, so theirs is a no-op; an asynchronous backend (a CUDA stream)
+     * blocks here. The profiler calls it when it closes an op's scope during a session, and the
+     * memory measurements before they read the counters, so an asynchronous backend's time and
+     * bytes land on the op that spent them; nothing calls it while profiling is off.
+     */
+    default void synchronize() {}
 }

@@ -3,10 +3,15 @@ package dev.symbiont.core.backend;
 import dev.symbiont.core.DType;
 
 import java.lang.ref.Cleaner;
+import java.util.Arrays;
 
 /**
  * Storage on the Java heap: a float[] (float32), int[] (int32), long[] (int64) or short[]
  * (bfloat16/float16 bits). Shared by the reference and CPU backends.
+ *
+ * <p>Every primitive of those backends reaches an operand's array through {@link #checked} (or
+ * {@link #floats}), which is where a use after {@link #release()} is caught when
+ * {@link ReleaseCheck} poisons released storages.
  */
 public final class HeapStorage implements Storage {
     private final Backend backend;
@@ -14,6 +19,8 @@ public final class HeapStorage implements Storage {
     private final Object array;
     private final int size;
     private final Cleaner.Cleanable cleanable;
+    /** Set only by a poisoning release; checked on every access through {@link #checked}. */
+    private boolean released;
 
     private HeapStorage(Backend backend, DType dtype, Object array, int size, MemoryTracker tracker) {
         this.backend = backend;
@@ -58,6 +65,7 @@ public final class HeapStorage implements Storage {
      */
     public static HeapStorage checked(String op, Storage storage, dev.symbiont.core.Layout layout) {
         HeapStorage h = of(storage);
+        if (h.released) throw ReleaseCheck.usedAfterRelease(op, h);
         if (layout.numel() > 0 && (layout.offset() < 0 || layout.maxIndex() >= h.size() || hasNegativeStride(layout))) {
             throw new IllegalArgumentException(op + ": " + layout + " does not fit in a storage of " + h.size() + " elements");
         }
@@ -79,7 +87,10 @@ public final class HeapStorage implements Storage {
 
     @Override public Backend backend() { return backend; }
     @Override public DType dtype() { return dtype; }
-    @Override public int size() { return size; }
+    @Override public long size() { return size; }
+
+    /** The element count as the int a Java array has. */
+    public int length() { return size; }
 
     public Object array() { return array; }
     public float[] floats() { return (float[]) array; }
@@ -87,5 +98,26 @@ public final class HeapStorage implements Storage {
     public long[] longs() { return (long[]) array; }
     public short[] shorts() { return (short[]) array; }
 
-    @Override public void release() { cleanable.clean(); }
+    /** Also poisons the buffer and marks it released while {@link ReleaseCheck#poisoning()}. */
+    @Override
+    public void release() {
+        if (!released && ReleaseCheck.poisoning()) {
+            poison();
+            released = true;
+        }
+        cleanable.clean();
+    }
+
+    /** Whether a poisoning release has happened. */
+    public boolean isReleased() { return released; }
+
+    private void poison() {
+        switch (dtype) {
+            case FLOAT32 -> Arrays.fill(floats(), Float.NaN);
+            case INT32 -> Arrays.fill(ints(), Integer.MIN_VALUE);
+            case INT64 -> Arrays.fill(longs(), Long.MIN_VALUE);
+            case BFLOAT16 -> Arrays.fill(shorts(), (short) 0x7FC0);
+            case FLOAT16 -> Arrays.fill(shorts(), (short) 0x7E00);
+        }
+    }
 }

@@ -7,6 +7,9 @@ import java.util.function.Supplier;
  * Memory a piece of work costs on a backend, counted by its {@link MemoryTracker} so that only
  * reachable buffers count: the peak of a step and what a forward pass leaves alive for
  * backward. Each measurement runs garbage collections, so this is for tests and benchmarks.
+ *
+ * <p>Both wait for the backend ({@link Backend#synchronize()}) before they read its counters, so
+ * work an asynchronous backend still has queued is counted in the measurement that caused it.
  */
 public final class MemoryMeasure {
     private MemoryMeasure() {}
@@ -17,9 +20,11 @@ public final class MemoryMeasure {
      */
     public static long peakAbove(Backend backend, Runnable step) {
         try (var exact = MemoryTracker.exactPeaks()) {
+            backend.synchronize();
             backend.resetPeakMemory();
             long base = backend.memory().allocatedBytes();
             step.run();
+            backend.synchronize();
             return backend.memory().peakBytes() - base;
         }
     }
@@ -38,6 +43,7 @@ public final class MemoryMeasure {
      * last reference died during it, so collect until two in a row agree.
      */
     private static long settled(Backend backend) {
+        backend.synchronize();
         MemoryTracker.collectGarbage();
         long live = backend.memory().allocatedBytes();
         for (int i = 0; i < 10; i++) {

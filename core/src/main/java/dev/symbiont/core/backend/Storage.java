@@ -11,10 +11,10 @@ public interface Storage {
 
     DType dtype();
 
-    /** Number of elements the buffer holds. */
-    int size();
+    /** Number of elements the buffer holds (long: a device buffer may pass 2^31 − 1). */
+    long size();
 
-    default long bytes() { return (long) size() * dtype().byteSize(); }
+    default long bytes() { return size() * dtype().byteSize(); }
 
     /**
      * Returns the memory to the backend now instead of when the garbage collector finds the

@@ -73,7 +73,7 @@ public final class FusedOp<K> {
      */
     public <S> Tensor run(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                           Forward<K, S> forward, Backward<K, S> backward, Tensor... inputs) {
-        try (var p = Profiler.op(name, category, flops, bytes)) {
+        try (var p = Profiler.op(backend, name, category, flops, bytes)) {
             K kernels = FusedKernels.of(family, backend);
             Result<S> r;
             try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {

@@ -1,6 +1,7 @@
 package dev.symbiont.core.ops;
 
 import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 
 import java.util.Arrays;
@@ -60,6 +61,7 @@ public final class Checks {
             }
             out[i] = da == 1 ? db : da;
         }
+        Layout.numel(op, out);
         return out;
     }
 

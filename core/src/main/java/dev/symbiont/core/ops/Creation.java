@@ -18,15 +18,19 @@ public final class Creation {
     }
 
     public static Tensor full(Backend backend, double value, DType dtype, int... shape) {
-        checkShape("full", shape);
-        return Tensor.of(backend.full(dtype, Layout.numel(shape), value), shape);
+        return Tensor.of(backend.full(dtype, Layout.numel("full", shape), value), shape);
     }
 
     public static Tensor arange(double start, double end, double step, DType dtype) {
         if (step == 0 || Double.isNaN(start) || Double.isNaN(end) || Double.isNaN(step)) {
             throw new IllegalArgumentException("arange: invalid range start=" + start + " end=" + end + " step=" + step);
         }
-        int n = (int) Math.max(0, Math.ceil((end - start) / step));
+        double count = Math.max(0, Math.ceil((end - start) / step));
+        if (count > Layout.MAX_ELEMENTS) {
+            throw new IllegalArgumentException("arange: " + start + " to " + end + " by " + step + " gives " + count
+                    + " elements, more than 2^31 - 1 (the most one tensor may hold)");
+        }
+        int n = (int) count;
         double[] values = new double[n];
         for (int i = 0; i < n; i++) values[i] = start + i * step;
         return fromDoubles(Backends.current(), values, dtype, n);
@@ -87,14 +91,5 @@ public final class Creation {
         return upload(backend, dtype, data, values.length, shape);
     }
 
-    static void checkShape(String op, int[] shape) {
-        long n = 1;
-        for (int d : shape) {
-            if (d < 0) throw new IllegalArgumentException(op + ": negative dimension in shape " + Arrays.toString(shape));
-            n *= d;
-            if (n > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " has more than 2^31 elements");
-            }
-        }
-    }
+    static void checkShape(String op, int[] shape) { Layout.numel(op, shape); }
 }

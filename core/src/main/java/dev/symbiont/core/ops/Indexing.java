@@ -27,8 +27,8 @@ public final class Indexing {
         int d = x.layout().dim("index_select", dim);
         int[] outShape = x.shape();
         outShape[d] = index.size(0);
-        long picked = (long) Layout.numel(outShape) * x.dtype().byteSize();
-        try (var p = Profiler.op("index_select", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
+        long picked = (long) Layout.numel("index_select", outShape) * x.dtype().byteSize();
+        try (var p = Profiler.op(x.backend(), "index_select", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
             Tensor y = Tensor.of(x.backend().indexSelect(x.storage(), x.layout(), d, index.storage(), index.layout()), outShape);
             int[] inShape = x.shape();
             return Autograd.record("index_select", y, g -> {
@@ -49,7 +49,7 @@ public final class Indexing {
         int d = x.layout().dim("gather", dim);
         checkIndexShape("gather", x.shape(), index.shape(), d);
         long picked = (long) index.numel() * x.dtype().byteSize();
-        try (var p = Profiler.op("gather", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
+        try (var p = Profiler.op(x.backend(), "gather", OpCategory.INDEXING, 0, 2 * picked + Profiled.bytes(index))) {
             Tensor y = Tensor.of(x.backend().gather(x.storage(), x.layout(), d, index.storage(), index.layout()), index.shape());
             int[] inShape = x.shape();
             return Autograd.record("gather", y, g -> new Tensor[] {scatterAdd(zeros(g.backend(), inShape), d, index, g)}, x);
@@ -68,7 +68,7 @@ public final class Indexing {
         }
         checkIndexShape("scatter_add", base.shape(), index.shape(), d);
         // A copy of base, then one add per source element.
-        try (var p = Profiler.op("scatter_add", OpCategory.INDEXING, src.numel(), 2 * Profiled.bytes(base) + Profiled.bytes(index) + Profiled.bytes(src))) {
+        try (var p = Profiler.op(base.backend(), "scatter_add", OpCategory.INDEXING, src.numel(), 2 * Profiled.bytes(base) + Profiled.bytes(index) + Profiled.bytes(src))) {
             Tensor y = Tensor.of(base.backend().scatterAdd(base.storage(), base.layout(), d, index.storage(), index.layout(),
                     src.storage(), src.layout()), base.shape());
             return Autograd.record("scatter_add", y, g -> new Tensor[] {g, null, src.requiresGrad() ? gather(g, d, index) : null},
@@ -119,7 +119,7 @@ public final class Indexing {
         }
         // One comparison per element; reads x, writes k values and k int64 indices per row.
         long picked = (long) x.numel() / Math.max(1, x.size(d)) * k;
-        try (var p = Profiler.op("topk", OpCategory.INDEXING, x.numel(), Profiled.bytes(x) + 12 * picked)) {
+        try (var p = Profiler.op(x.backend(), "topk", OpCategory.INDEXING, x.numel(), Profiled.bytes(x) + 12 * picked)) {
             Backend.TopK r = x.backend().topk(x.storage(), x.layout(), d, k, largest);
             int[] outShape = x.shape();
             outShape[d] = k;

@@ -22,7 +22,7 @@ public final class Joining {
         Checks.sameBackend("cat", tensors.toArray(Tensor[]::new));
         int d = first.layout().dim("cat", dim);
         int[] outShape = first.shape();
-        int total = 0;
+        long total = 0;
         for (int i = 0; i < tensors.size(); i++) {
             Tensor t = tensors.get(i);
             int[] s = t.shape();
@@ -34,9 +34,12 @@ public final class Joining {
             }
             total += s[d];
         }
-        outShape[d] = total;
-        long bytes = (long) Layout.numel(outShape) * first.dtype().byteSize();
-        try (var p = Profiler.op("cat", OpCategory.COPY, 0, 2 * bytes)) {
+        if (total > Layout.MAX_ELEMENTS) {
+            throw new IllegalArgumentException("cat: dim " + d + " would have " + total + " entries, more than 2^31 - 1");
+        }
+        outShape[d] = (int) total;
+        long bytes = (long) Layout.numel("cat", outShape) * first.dtype().byteSize();
+        try (var p = Profiler.op(first.backend(), "cat", OpCategory.COPY, 0, 2 * bytes)) {
             Backend backend = first.backend();
             Storage out = backend.allocate(first.dtype(), Layout.numel(outShape));
             Layout outLayout = Layout.contiguous(outShape);
@@ -93,7 +96,7 @@ public final class Joining {
     static Tensor padInto(Tensor g, int[] shape, int dim, int start, int step) {
         // Writes the zeros and reads and writes g.
         long bytes = (long) Layout.numel(shape) * g.dtype().byteSize() + 2 * Profiled.bytes(g);
-        try (var p = Profiler.op("pad", OpCategory.COPY, 0, bytes)) {
+        try (var p = Profiler.op(g.backend(), "pad", OpCategory.COPY, 0, bytes)) {
             Backend backend = g.backend();
             Storage out = backend.allocate(g.dtype(), Layout.numel(shape));
             Layout full = Layout.contiguous(shape);

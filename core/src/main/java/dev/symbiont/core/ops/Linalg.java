@@ -28,6 +28,11 @@ public final class Linalg {
         }
         DType low = Autocast.lowPrecision();
         if (low != null && a.dim() >= 2 && b.dim() >= 2) return autocast(a, b, low);
+        return product(a, b);
+    }
+
+    /** The product of checked operands (float32, or low precision under autocast), recorded for autograd. */
+    private static Tensor product(Tensor a, Tensor b) {
         Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
         Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
         Tensor out = foldsIntoRows(a2, b2) ? rowsTimesMatrix(a2, b2) : batched(a2, b2, a.shape(), b.shape());
@@ -51,7 +56,7 @@ public final class Linalg {
         int k = a.size(-1);
         int[] outShape = a.shape();
         outShape[outShape.length - 1] = b.size(1);
-        return a.reshape(a.numel() / k, k).matmul(b).reshape(outShape);
+        return batched(a.reshape(a.numel() / k, k), b, a.shape(), b.shape()).reshape(outShape);
     }
 
     private static Tensor batched(Tensor a, Tensor b, int[] shapeA, int[] shapeB) {
@@ -64,9 +69,10 @@ public final class Linalg {
         int[] batch = Checks.broadcast("matmul: batch dims of " + Arrays.toString(shapeA) + " and " + Arrays.toString(shapeB),
                 Arrays.copyOf(sa, sa.length - 2), Arrays.copyOf(sb, sb.length - 2));
         int[] fullA = append(batch, m, k), fullB = append(batch, k, n), outShape = append(batch, m, n);
+        Layout.numel("matmul", outShape);
         // Exactly 2·batch·m·n·k FLOPs (one multiply and one add per term); bytes: operands as stored plus the result.
         long products = (long) Layout.numel(batch) * m * n;
-        try (var p = Profiler.op("matmul", OpCategory.MATMUL, 2 * products * k, Profiled.bytes(a) + Profiled.bytes(b) + 4 * products)) {
+        try (var p = Profiler.op(a.backend(), "matmul", OpCategory.MATMUL, 2 * products * k, Profiled.bytes(a) + Profiled.bytes(b) + 4 * products)) {
             Tensor y = Tensor.of(a.backend().matmul(a.storage(), a.layout().expand(fullA), b.storage(), b.layout().expand(fullB)), outShape);
             return Autograd.record("matmul", y, g -> new Tensor[] {
                     a.requiresGrad() ? Reductions.sumToShape(g.matmul(b.transpose(-2, -1)), sa) : null,
@@ -88,32 +94,24 @@ public final class Linalg {
 
     /**
      * matmul under autocast: the operands are cast to {@code low} (recorded, so gradients flow
-     * back to the float32 tensors) and only those copies are saved for backward; the product
-     * and both gradients are computed from float32 widenings released right after use.
+     * back to the float32 tensors), handed to the backend's matmul as they are (float32
+     * accumulation and result), and only those copies are saved for backward, whose products
+     * take the float32 gradient with the saved low-precision operand.
      */
     private static Tensor autocast(Tensor a, Tensor b, DType low) {
         Tensor aLow = a.to(low), bLow = b.to(low);
         int[] sa = a.shape(), sb = b.shape();
         Tensor y;
         try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
-            y = multiplyWidened(aLow, bLow, false, false);
+            y = product(aLow, bLow);
         }
         return Autograd.record("matmul", y, g -> {
             try (var f32 = Autocast.disable()) {
                 return new Tensor[] {
-                        aLow.requiresGrad() ? Reductions.sumToShape(multiplyWidened(g, bLow, false, true), sa) : null,
-                        bLow.requiresGrad() ? Reductions.sumToShape(multiplyWidened(aLow, g, true, false), sb) : null};
+                        aLow.requiresGrad() ? Reductions.sumToShape(product(g, bLow.transpose(-2, -1)), sa) : null,
+                        bLow.requiresGrad() ? Reductions.sumToShape(product(aLow.transpose(-2, -1), g), sb) : null};
             }
         }, aLow, bLow);
-    }
-
-    /** x @ y after widening low-precision operands to float32; the widened copies are released. */
-    private static Tensor multiplyWidened(Tensor x, Tensor y, boolean transposeX, boolean transposeY) {
-        Tensor x32 = x.to(DType.FLOAT32), y32 = y.to(DType.FLOAT32);
-        Tensor out = (transposeX ? x32.transpose(-2, -1) : x32).matmul(transposeY ? y32.transpose(-2, -1) : y32);
-        if (x32 != x) x32.storage().release();
-        if (y32 != y) y32.storage().release();
-        return out;
     }
 
     /** Keeps elements on and below the diagonal {@code diagonal} of the last two dims. */

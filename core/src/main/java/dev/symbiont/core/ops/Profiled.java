@@ -21,21 +21,21 @@ final class Profiled {
     /** {@code flopsPerElement} passes over x, reading it and writing a result of its size. */
     static Profiler.Scope pass(String name, OpCategory category, Tensor x, long flopsPerElement) {
         if (!Profiler.isActive()) return Profiler.Scope.NONE;
-        return Profiler.op(name, category, flopsPerElement * x.numel(), 2 * bytes(x));
+        return Profiler.op(x.backend(), name, category, flopsPerElement * x.numel(), 2 * bytes(x));
     }
 
     /** A binary op with a result of {@code shape}. */
     static Profiler.Scope binary(String name, int[] shape, Tensor a, Tensor b) {
         if (!Profiler.isActive()) return Profiler.Scope.NONE;
         long n = Layout.numel(shape);
-        return Profiler.op(name, OpCategory.ELEMENTWISE, n, bytes(a) + bytes(b) + 4 * n);
+        return Profiler.op(a.backend(), name, OpCategory.ELEMENTWISE, n, bytes(a) + bytes(b) + 4 * n);
     }
 
     /** where(condition, a, b) with a result of {@code shape}. */
     static Profiler.Scope where(int[] shape, Tensor condition, Tensor a, Tensor b) {
         if (!Profiler.isActive()) return Profiler.Scope.NONE;
         long n = Layout.numel(shape);
-        return Profiler.op("where", OpCategory.ELEMENTWISE, n, bytes(condition) + bytes(a) + bytes(b) + 4 * n);
+        return Profiler.op(a.backend(), "where", OpCategory.ELEMENTWISE, n, bytes(condition) + bytes(a) + bytes(b) + 4 * n);
     }
 
     /** A reduction of x over dims: one FLOP per input element; reads x, writes the reduced result. */
@@ -43,7 +43,7 @@ final class Profiled {
         if (!Profiler.isActive()) return Profiler.Scope.NONE;
         long n = x.numel(), reduced = 1;
         for (int d : dims) reduced *= x.size(d);
-        return Profiler.op(name, OpCategory.REDUCTION, n, bytes(x) + 4 * (n == 0 ? 0 : n / Math.max(1, reduced)));
+        return Profiler.op(x.backend(), name, OpCategory.REDUCTION, n, bytes(x) + 4 * (n == 0 ? 0 : n / Math.max(1, reduced)));
     }
 
     /** Bytes of a tensor's elements; 0 for null. */

@@ -24,7 +24,7 @@ public final class Transfer {
 
     public static Tensor toDType(Tensor x, DType target) {
         if (x.dtype() == target) return x;
-        try (var p = Profiler.op("to", OpCategory.COPY, 0, Profiled.bytes(x) + (long) x.numel() * target.byteSize())) {
+        try (var p = Profiler.op(x.backend(), "to", OpCategory.COPY, 0, Profiled.bytes(x) + (long) x.numel() * target.byteSize())) {
             Tensor out = Tensor.of(x.backend().cast(x.storage(), x.layout(), target), x.shape());
             if (!target.isFloating()) return out;
             DType source = x.dtype();

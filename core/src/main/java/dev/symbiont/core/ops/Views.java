@@ -148,6 +148,7 @@ public final class Views {
                 throw new IllegalArgumentException(op + ": invalid dimension " + out[i] + " in " + Arrays.toString(shape));
             } else {
                 known *= out[i];
+                if (known > Layout.MAX_ELEMENTS) throw Layout.tooLarge(op, shape);
             }
         }
         int n = x.numel();

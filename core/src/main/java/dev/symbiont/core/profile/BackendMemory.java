@@ -12,7 +12,8 @@ import java.util.List;
  * backend's last {@code resetPeakMemory()} — the profiler does not reset peaks itself, so a
  * caller who wants the peak of one step resets it before starting the session. The numbers are
  * the backend's {@code MemoryTracker}'s: an upper bound that includes garbage not yet collected,
- * and buffers under its size floor are not counted.
+ * and buffers under its size floor are not counted. Each backend is synchronised before it is
+ * read, so an asynchronous backend's queued allocations and frees have happened.
  */
 public record BackendMemory(String backend, long currentBytes, long peakBytes) {
 
@@ -22,7 +23,9 @@ public record BackendMemory(String backend, long currentBytes, long peakBytes) {
         for (BackendProvider p : Backends.providers()) {
             try {
                 if (!p.availability().available()) continue;
-                MemoryStats m = Backends.get(p.name()).memory();
+                var backend = Backends.get(p.name());
+                backend.synchronize();
+                MemoryStats m = backend.memory();
                 out.add(new BackendMemory(p.name(), m.allocatedBytes(), m.peakBytes()));
             } catch (RuntimeException | LinkageError e) {
                 // A backend that fails to come up has no memory to report; the others still do.

@@ -1,5 +1,7 @@
 package dev.symbiont.core.profile;
 
+import dev.symbiont.core.backend.Backend;
+
 /**
  * One open scope on one thread while a session is active. Frames form a per-thread stack
  * (through {@link #parent}) so that closing one can charge its inclusive time to the scope it
@@ -10,10 +12,14 @@ package dev.symbiont.core.profile;
  * are its estimate only when no child reported any, so a fused op's reference default (built
  * from recorded primitives) and a backend's single kernel for it both sum to the work done
  * once. Bytes are handled the same way.
+ *
+ * <p>A frame that knows its op's backend waits for it ({@link Backend#synchronize()}) before
+ * it reads the clock on close, so an asynchronous backend's queued work is timed here.
  */
 final class Frame implements Profiler.Scope {
     private final Stack stack;
     private final ProfilerSession session;
+    private final Backend backend;
     private final Frame parent;
     private final String name;
     private final OpCategory category;
@@ -25,9 +31,11 @@ final class Frame implements Profiler.Scope {
     private long childBytes;
     private boolean closed;
 
-    private Frame(Stack stack, ProfilerSession session, Frame parent, String name, OpCategory category, long flops, long bytes) {
+    private Frame(Stack stack, ProfilerSession session, Backend backend, Frame parent, String name, OpCategory category,
+                  long flops, long bytes) {
         this.stack = stack;
         this.session = session;
+        this.backend = backend;
         this.parent = parent;
         this.name = name;
         this.category = category;
@@ -40,7 +48,14 @@ final class Frame implements Profiler.Scope {
     public void close() {
         if (closed) return;
         closed = true;
-        long elapsed = System.nanoTime() - start;
+        try {
+            if (backend != null) backend.synchronize();
+        } finally {
+            record(System.nanoTime() - start); // a failed wait still pops this frame
+        }
+    }
+
+    private void record(long elapsed) {
         stack.top = parent;
         long inclusiveFlops = flops > 0 ? flops : childFlops;
         long inclusiveBytes = bytes > 0 ? bytes : childBytes;
@@ -58,7 +73,7 @@ final class Frame implements Profiler.Scope {
         private ProfilerSession session;
         private Frame top;
 
-        Frame push(ProfilerSession current, String name, OpCategory category, long flops, long bytes) {
+        Frame push(ProfilerSession current, Backend backend, String name, OpCategory category, long flops, long bytes) {
             if (session != current) {
                 session = current;
                 top = null;
@@ -66,7 +81,7 @@ final class Frame implements Profiler.Scope {
             }
             // A frame left open from an earlier session is not a parent in this one.
             Frame parent = top != null && top.session == current ? top : null;
-            Frame frame = new Frame(this, current, parent, name, category, flops, bytes);
+            Frame frame = new Frame(this, current, backend, parent, name, category, flops, bytes);
             top = frame;
             return frame;
         }

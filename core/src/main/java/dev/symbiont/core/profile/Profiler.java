@@ -1,5 +1,7 @@
 package dev.symbiont.core.profile;
 
+import dev.symbiont.core.backend.Backend;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -26,6 +28,12 @@ import java.util.function.Supplier;
  * of the scopes opened inside it, so the op rows add up to the recorded time without double
  * counting.
  *
+ * <p><b>Asynchronous backends.</b> A scope opened with the backend that runs the op
+ * ({@link #op(Backend, String, OpCategory, long, long)}) calls {@link Backend#synchronize()}
+ * when it closes during a session, before reading the clock, so queued device work is charged
+ * to the op that queued it and not to whichever later op happens to wait. With no session it
+ * is never called: profiling off still costs one volatile read.
+ *
  * <p>One session at a time: {@link #start} throws, naming the active session, while another is
  * open. Any thread may record into it (a data-loader worker records "data" time); aggregation
  * is thread-safe.
@@ -49,13 +57,22 @@ public final class Profiler {
      */
     public static Scope op(String name, OpCategory category, long flops, long bytes) {
         if (!enabled) return Scope.NONE;
-        return open(name, category, flops, bytes);
+        return open(null, name, category, flops, bytes);
+    }
+
+    /**
+     * A scope for one op that runs on {@code backend}: as {@link #op(String, OpCategory, long, long)},
+     * and closing it during a session first waits for the backend ({@link Backend#synchronize()}).
+     */
+    public static Scope op(Backend backend, String name, OpCategory category, long flops, long bytes) {
+        if (!enabled) return Scope.NONE;
+        return open(backend, name, category, flops, bytes);
     }
 
     /** A scope with no work estimate: glue, waits, or work counted by the ops inside it. */
     public static Scope op(String name, OpCategory category) {
         if (!enabled) return Scope.NONE;
-        return open(name, category, 0, 0);
+        return open(null, name, category, 0, 0);
     }
 
     /**
@@ -66,7 +83,7 @@ public final class Profiler {
     public static Scope backward(String forwardOp) {
         if (!enabled) return Scope.NONE;
         String name = BACKWARD_NAMES.computeIfAbsent(forwardOp, n -> n + ".backward");
-        return open(name, CATEGORIES.getOrDefault(forwardOp, OpCategory.OTHER), 0, 0);
+        return open(null, name, CATEGORIES.getOrDefault(forwardOp, OpCategory.OTHER), 0, 0);
     }
 
     /** Runs {@code body} inside a scope; for code that is not an op (data loading, a model block). */
@@ -124,10 +141,10 @@ public final class Profiler {
         CATEGORIES.putIfAbsent(name, category);
     }
 
-    private static Scope open(String name, OpCategory category, long flops, long bytes) {
+    private static Scope open(Backend backend, String name, OpCategory category, long flops, long bytes) {
         ProfilerSession session = active;
         if (session == null) return Scope.NONE;
-        return STACKS.get().push(session, name, category, flops, bytes);
+        return STACKS.get().push(session, backend, name, category, flops, bytes);
     }
 
     /** A profiled region; close it (try-with-resources) when the work is done. */

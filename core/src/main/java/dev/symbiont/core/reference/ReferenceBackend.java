@@ -37,10 +37,22 @@ public class ReferenceBackend implements Backend {
     /** The tracker every storage of this backend is counted in. */
     protected final MemoryTracker tracker() { return tracker; }
 
+    /** The most elements a heap buffer may hold: the largest Java array every JVM allocates. */
+    public static final int MAX_HEAP_ELEMENTS = Integer.MAX_VALUE - 8;
+
     /** A tracked, zero-filled heap buffer owned by this backend. */
-    protected HeapStorage newStorage(DType dtype, int size) {
-        if (size < 0) throw new IllegalArgumentException("allocate: negative size " + size + " for " + dtype);
-        return HeapStorage.allocate(this, tracker, dtype, size);
+    protected HeapStorage newStorage(DType dtype, long size) {
+        return HeapStorage.allocate(this, tracker, dtype, heapSize("allocate", dtype, size));
+    }
+
+    /** {@code size} as a Java array length, or an error naming the op when it is negative or too large for the heap. */
+    protected static int heapSize(String op, DType dtype, long size) {
+        if (size < 0) throw new IllegalArgumentException(op + ": negative size " + size + " for " + dtype);
+        if (size > MAX_HEAP_ELEMENTS) {
+            throw new IllegalArgumentException(op + ": " + size + " elements of " + dtype + " exceed the " + MAX_HEAP_ELEMENTS
+                    + " a heap buffer (a Java array) holds");
+        }
+        return (int) size;
     }
 
     /** Hands a freshly computed host array (not copied) to this backend as a tracked storage. */
@@ -81,7 +93,7 @@ public class ReferenceBackend implements Backend {
     // ---- memory and transfer -------------------------------------------------------------------
 
     @Override
-    public Storage allocate(DType dtype, int size) { return newStorage(dtype, size); }
+    public Storage allocate(DType dtype, long size) { return newStorage(dtype, size); }
 
     @Override
     public Storage upload(DType dtype, Object hostArray) {
@@ -146,9 +158,8 @@ public class ReferenceBackend implements Backend {
     }
 
     @Override
-    public Storage full(DType dtype, int size, double value) {
-        if (size < 0) throw new IllegalArgumentException("full: negative size " + size + " for " + dtype);
-        return wrap(dtype, ReferenceCopies.full(dtype, size, value));
+    public Storage full(DType dtype, long size, double value) {
+        return wrap(dtype, ReferenceCopies.full(dtype, heapSize("full", dtype, size), value));
     }
 
     // ---- elementwise -------------------------------------------------------------------------
@@ -216,11 +227,40 @@ public class ReferenceBackend implements Backend {
 
     // ---- linear algebra ------------------------------------------------------------------------
 
+    /** float32, bfloat16 or float16 operands (each widened as {@link #matmulOperand} says); float32 product. */
     @Override
     public Storage matmul(Storage a, Layout aLayout, Storage b, Layout bLayout) {
-        float[] as = floats("matmul", a, aLayout), bs = floats("matmul", b, bLayout);
-        checkMatmulShapes(aLayout, bLayout);
-        return wrap(DType.FLOAT32, ReferenceMatmul.matmul(as, aLayout, bs, bLayout));
+        try (MatmulOperand x = matmulOperand(a, aLayout); MatmulOperand y = matmulOperand(b, bLayout)) {
+            checkMatmulShapes(aLayout, bLayout);
+            return wrap(DType.FLOAT32, ReferenceMatmul.matmul(x.data(), x.layout(), y.data(), y.layout()));
+        }
+    }
+
+    /**
+     * A matmul operand as float32 data and a layout into it. A float32 operand is used as it is;
+     * a bfloat16 or float16 one is widened (with this backend's {@link #cast}) into a tracked
+     * scratch buffer holding the span of elements its layout addresses, and the layout keeps its
+     * strides, so a transposed or batch-broadcast operand is not materialised. Closing the
+     * operand releases the scratch.
+     */
+    protected final MatmulOperand matmulOperand(Storage storage, Layout layout) {
+        DType dtype = storage.dtype();
+        if (dtype == DType.FLOAT32) return new MatmulOperand(floats("matmul", storage, layout), layout, null);
+        if (dtype != DType.BFLOAT16 && dtype != DType.FLOAT16) {
+            throw new IllegalArgumentException("matmul: expected float32, bfloat16 or float16, got " + dtype);
+        }
+        heap("matmul", storage, layout);
+        int first = layout.offset(), span = layout.numel() == 0 ? 0 : layout.maxIndex() - first + 1;
+        HeapStorage scratch = HeapStorage.of(cast(storage, new Layout(new int[] {span}, new int[] {1}, first), DType.FLOAT32));
+        return new MatmulOperand(scratch.floats(), new Layout(layout.shape(), layout.strides(), 0), scratch);
+    }
+
+    /** Float32 data of one matmul operand; {@code scratch} (released on close) is non-null when it was widened. */
+    protected record MatmulOperand(float[] data, Layout layout, HeapStorage scratch) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (scratch != null) scratch.release();
+        }
     }
 
     // ---- indexing ------------------------------------------------------------------------------

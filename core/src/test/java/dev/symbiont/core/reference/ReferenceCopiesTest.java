@@ -20,7 +20,7 @@ class ReferenceCopiesTest {
     private final ReferenceBackend backend = new ReferenceBackend();
 
     private Object cast(Storage s, DType to) {
-        Layout l = Layout.contiguous(s.size());
+        Layout l = Layout.contiguous(Math.toIntExact(s.size()));
         return backend.download(backend.cast(s, l, to), l);
     }
 
