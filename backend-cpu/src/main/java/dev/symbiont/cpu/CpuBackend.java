@@ -3,6 +3,8 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.Philox;
+import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
@@ -20,6 +22,7 @@ import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.KernelSupport;
+import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -211,5 +214,23 @@ public class CpuBackend extends ReferenceBackend {
     private static boolean isRun(int[] dims, int start) {
         for (int i = 0; i < dims.length; i++) if (dims[i] != start + i) return false;
         return true;
+    }
+
+    // ---- random numbers ------------------------------------------------------------------------
+
+    /** Blocks (4 values each) below which a random draw stays on one thread. */
+    private static final int RANDOM_GRAIN_BLOCKS = 4096;
+
+    /**
+     * Philox in parallel over block-aligned chunks. Each chunk runs {@link Philox#fill} on its
+     * own elements, which gives the same bits as the reference's single pass for any split.
+     */
+    @Override
+    public Storage random(RandomKind kind, int size, long seed, long offset) {
+        var out = newStorage(DType.FLOAT32, size);
+        float[] values = out.floats();
+        Parallel.forRange((int) Philox.blocks(size), RANDOM_GRAIN_BLOCKS,
+                (from, to) -> Philox.fill(kind, values, from * 4, (int) Math.min(size, to * 4L), seed, offset));
+        return out;
     }
 }

@@ -70,4 +70,9 @@ public abstract class BackendConformanceTest {
     class Views extends ViewConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
+
+    @Nested
+    class Random extends RandomConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
 }
