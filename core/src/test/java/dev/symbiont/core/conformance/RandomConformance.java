@@ -37,7 +37,7 @@ public abstract class RandomConformance {
         for (RandomKind kind : RandomKind.values()) {
             for (int size : SIZES) {
                 for (long offset : OFFSETS) {
-                    long seed = SEEDS[(int) Math.floorMod(size * 31L + offset, SEEDS.length)];
+                    long seed = SEEDS[Math.floorMod(size * 31L + offset, SEEDS.length)];
                     float[] want = download(ref, ref.random(kind, size, seed, offset));
                     float[] got = download(be, be.random(kind, size, seed, offset));
                     assertEquals(size, got.length);
