@@ -3,7 +3,6 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.BinaryOp;
-import dev.symbiont.core.backend.Philox;
 import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
@@ -22,7 +21,7 @@ import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.KernelSupport;
-import dev.symbiont.cpu.kernels.Parallel;
+import dev.symbiont.cpu.kernels.PhiloxKernel;
 import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -218,19 +217,11 @@ public class CpuBackend extends ReferenceBackend {
 
     // ---- random numbers ------------------------------------------------------------------------
 
-    /** Blocks (4 values each) below which a random draw stays on one thread. */
-    private static final int RANDOM_GRAIN_BLOCKS = 4096;
-
-    /**
-     * Philox in parallel over block-aligned chunks. Each chunk runs {@link Philox#fill} on its
-     * own elements, which gives the same bits as the reference's single pass for any split.
-     */
+    /** Philox on {@link PhiloxKernel}: parallel over blocks, bit-identical to the reference. */
     @Override
     public Storage random(RandomKind kind, int size, long seed, long offset) {
         var out = newStorage(DType.FLOAT32, size);
-        float[] values = out.floats();
-        Parallel.forRange((int) Philox.blocks(size), RANDOM_GRAIN_BLOCKS,
-                (from, to) -> Philox.fill(kind, values, from * 4, (int) Math.min(size, to * 4L), seed, offset));
+        PhiloxKernel.fill(kind, out.floats(), size, seed, offset);
         return out;
     }
 }
