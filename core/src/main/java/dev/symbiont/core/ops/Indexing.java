@@ -5,7 +5,6 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
