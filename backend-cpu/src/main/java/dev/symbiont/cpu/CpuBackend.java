@@ -3,6 +3,7 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
@@ -20,6 +21,7 @@ import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.KernelSupport;
+import dev.symbiont.cpu.kernels.PhiloxKernel;
 import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -215,5 +217,16 @@ public class CpuBackend extends ReferenceBackend {
     private static boolean isRun(int[] dims, int start) {
         for (int i = 0; i < dims.length; i++) if (dims[i] != start + i) return false;
         return true;
+    }
+
+    // ---- random numbers ------------------------------------------------------------------------
+
+    /** Philox on {@link PhiloxKernel}: parallel over blocks, bit-identical to the reference. */
+    @Override
+    public Storage random(RandomKind kind, long size, long seed, long offset) {
+        int n = heapSize("random", DType.FLOAT32, size);
+        var out = newStorage(DType.FLOAT32, n);
+        PhiloxKernel.fill(kind, out.floats(), n, seed, offset);
+        return out;
     }
 }

@@ -235,6 +235,7 @@ public final class Tensor {
     public Tensor eq(double s) { return Elementwise.binaryScalar(BinaryOp.EQ, this, s); }
     public Tensor lt(double s) { return Elementwise.binaryScalar(BinaryOp.LT, this, s); }
     public Tensor gt(double s) { return Elementwise.binaryScalar(BinaryOp.GT, this, s); }
+    public Tensor ge(double s) { return Elementwise.binaryScalar(BinaryOp.GE, this, s); }
 
     /** Elements of a where this (a mask) is non-zero, else of b. */
     public Tensor where(Tensor a, Tensor b) { return Elementwise.where(this, a, b); }

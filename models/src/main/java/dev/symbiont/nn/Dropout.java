@@ -5,8 +5,8 @@ import dev.symbiont.core.Tensor;
 
 /**
  * Zeroes each element with probability p during training and scales the rest by 1/(1-p);
- * the identity in eval mode. Masks come from its own seeded generator, whose state activation
- * checkpointing replays and checkpoints save.
+ * the identity in eval mode. Masks are drawn on x's backend (Philox, {@link Tensor#rand}) from
+ * its own seeded generator, whose state activation checkpointing replays and checkpoints save.
  */
 public final class Dropout extends Layer {
     private final double p;
@@ -26,7 +26,7 @@ public final class Dropout extends Layer {
         if (!isTraining() || p == 0) return x;
         Tensor keep;
         try (var scope = dev.symbiont.core.backend.Backends.use(x.backend())) {
-            keep = Tensor.rand(generator, x.shape()).ge(Tensor.scalar((float) p));
+            keep = Tensor.rand(generator, x.shape()).ge(p); // drawn on x's backend, nothing uploaded
         }
         return x.mul(keep.div(1 - p));
     }

@@ -6,43 +6,43 @@ import dev.symbiont.core.Tensor;
 import java.util.Arrays;
 
 /**
- * Seeded initialisers with torch.nn.init's formulas. Values are drawn on the host from the
- * generator, so a seed gives the same weights on every backend. Fans follow PyTorch: for a
+ * Seeded initialisers with torch.nn.init's formulas. Values are drawn on the current backend
+ * from the generator's Philox stream, so a seed gives the same weights on every backend. Fans follow PyTorch: for a
  * weight (out, in, k...) fan_in = in·k..., fan_out = out·k....
  */
 public final class Init {
     private Init() {}
 
-    /** U(low, high). */
+    /** U(low, high): low + (high − low) · U[0, 1), drawn on the current backend. */
     public static Tensor uniform(Generator g, double low, double high, int... shape) {
-        float[] v = new float[checkedNumel("uniform", shape)];
-        for (int i = 0; i < v.length; i++) v[i] = (float) (low + (high - low) * g.nextDouble());
-        return Tensor.fromArray(v, shape);
+        checkedNumel("uniform", shape);
+        return Tensor.rand(g, shape).mul(high - low).add(low);
     }
 
-    /** N(mean, std²). */
+    /** N(mean, std²): mean + std · N(0, 1), drawn on the current backend. */
     public static Tensor normal(Generator g, double mean, double std, int... shape) {
-        float[] v = new float[checkedNumel("normal", shape)];
-        for (int i = 0; i < v.length; i++) v[i] = (float) (mean + std * g.nextGaussian());
-        return Tensor.fromArray(v, shape);
+        checkedNumel("normal", shape);
+        return Tensor.randn(g, shape).mul(std).add(mean);
     }
 
     /**
      * N(mean, std²) restricted to [low, high] (absolute bounds, as torch.nn.init.trunc_normal_,
-     * whose defaults are ±2), drawn by rejection so the distribution is exactly truncated.
+     * whose defaults are ±2), drawn by rejection so the distribution is exactly truncated: the
+     * values outside are redrawn from a fresh tensor until none is left. Each round reads one
+     * count back to the host, which is fine for an initialiser.
      */
     public static Tensor truncatedNormal(Generator g, double mean, double std, double low, double high, int... shape) {
         if (!(low < high) || !(low <= mean + 4 * std && high >= mean - 4 * std)) {
             throw new IllegalArgumentException("truncatedNormal: bounds [" + low + ", " + high + "] must be ordered and within 4 std of mean "
                     + mean + " (std " + std + ")");
         }
-        float[] v = new float[checkedNumel("truncatedNormal", shape)];
-        for (int i = 0; i < v.length; i++) {
-            double x;
-            do x = mean + std * g.nextGaussian(); while (x < low || x > high);
-            v[i] = (float) x;
+        checkedNumel("truncatedNormal", shape);
+        Tensor x = normal(g, mean, std, shape);
+        while (true) {
+            Tensor outside = x.lt(low).add(x.gt(high));
+            if (outside.sum().item() == 0) return x;
+            x = outside.where(normal(g, mean, std, shape), x);
         }
-        return Tensor.fromArray(v, shape);
     }
 
     /** Glorot uniform: U(±gain·√(6 / (fan_in + fan_out))). */

@@ -31,12 +31,10 @@ public final class Losses {
         if (labelSmoothing == 0) return nll;
         int classes = logits.size(-1);
         int rows = targets.numel();
-        Tensor keep;
-        try (var scope = dev.symbiont.core.backend.Backends.use(logits.backend())) {
-            keep = targets.reshape(rows, 1).to(DType.FLOAT32).ne(Tensor.scalar(ignoreIndex));
-        }
+        // On the device: ids below 2^24 compare exactly as floats (the index checks ran in nll).
+        Tensor keep = targets.reshape(rows, 1).to(DType.FLOAT32).eq(ignoreIndex).neg().add(1);
         Tensor uniform = logits.reshape(rows, classes).logSoftmax(-1).mean(-1, true).neg().mul(keep);
-        Tensor smooth = uniform.sum().div(keep.sum().item());
+        Tensor smooth = uniform.sum().div(keep.sum());
         return nll.mul(1 - labelSmoothing).add(smooth.mul(labelSmoothing));
     }
 

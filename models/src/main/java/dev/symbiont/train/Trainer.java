@@ -174,9 +174,9 @@ public final class Trainer<B> {
 
     /** Unscale, clip, step, rescale; returns the gradient norm before clipping (NaN when not clipping). */
     private double update() {
-        double norm = Double.NaN;
+        Tensor norm = null;
         if (scaler != null && config.clipNorm() > 0) scaler.unscale(optimizer);
-        if (config.clipNorm() > 0) norm = GradClip.clipGlobalNorm(model.trainableParameters(), config.clipNorm());
+        if (config.clipNorm() > 0) norm = GradClip.clipGradNorm(model.trainableParameters(), config.clipNorm());
         if (scaler != null) {
             scaler.step(optimizer);
             scaler.update();
@@ -184,7 +184,7 @@ public final class Trainer<B> {
             optimizer.step();
         }
         optimizer.zeroGrad();
-        return norm;
+        return norm == null ? Double.NaN : norm.item(); // read after the step, for the metrics
     }
 
     /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */

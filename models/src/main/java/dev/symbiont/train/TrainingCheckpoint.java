@@ -17,12 +17,15 @@ import java.util.Map;
  * Everything a run needs to continue bit-identically, in one safetensors file: the model's
  * state dict under {@code model.}, the optimizer's under {@code optimizer.}, the gradient
  * scaler's under {@code scaler.}, and in the metadata the step, the data position and every
- * dropout generator's state. Written atomically: a crash mid-save leaves the previous file.
+ * dropout generator's state ("seed,offset" of its Philox stream). Written atomically: a crash mid-save leaves the previous file.
  * The model keys are exactly the state-dict keys after the prefix, so the weights can be read
  * by anything that reads safetensors.
  */
 public final class TrainingCheckpoint {
-    static final String FORMAT = "symbiont-training-checkpoint/1";
+    /** Version 2: generator states are Philox (seed, offset). */
+    static final String FORMAT = "symbiont-training-checkpoint/2";
+    /** Version 1 held SplitMix64 generator states; they load, reseeding Philox from the old state word. */
+    static final String FORMAT_SPLITMIX = "symbiont-training-checkpoint/1";
 
     private TrainingCheckpoint() {}
 
@@ -66,7 +69,7 @@ public final class TrainingCheckpoint {
     }
 
     private static Map<String, String> checked(Path file, Map<String, String> meta) throws IOException {
-        if (!FORMAT.equals(meta.get("format"))) {
+        if (!FORMAT.equals(meta.get("format")) && !FORMAT_SPLITMIX.equals(meta.get("format"))) {
             throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
         }
         return meta;
@@ -85,6 +88,7 @@ public final class TrainingCheckpoint {
     public static Position load(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
         SafetensorsFile f = Safetensors.read(file);
         Map<String, String> meta = checked(file, f.metadata());
+        boolean splitMix = FORMAT_SPLITMIX.equals(meta.get("format"));
         model.loadStateDict(withPrefix(f.tensors(), "model."), true);
         optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
         if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));
@@ -92,7 +96,11 @@ public final class TrainingCheckpoint {
             String saved = meta.get("rng." + e.getKey());
             if (saved == null) throw new IOException(file + ": no generator state for dropout '" + e.getKey() + "'");
             String[] words = saved.split(",");
-            e.getValue().generator().setState(new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])});
+            // A version-1 state cannot continue its SplitMix64 stream: the old state word seeds a
+            // fresh Philox stream, so the resumed run is deterministic but not the one v1 would give.
+            long[] state = splitMix ? new long[] {Long.parseLong(words[0]), 0}
+                                    : new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])};
+            e.getValue().generator().setState(state);
         }
         return new Position(Long.parseLong(meta.get("step")), Integer.parseInt(meta.get("epoch")), Integer.parseInt(meta.get("batch")));
     }

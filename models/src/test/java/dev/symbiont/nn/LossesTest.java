@@ -30,6 +30,15 @@ class LossesTest {
     }
 
     @Test
+    void should_give_nan_when_every_target_is_ignored_and_one_hot_rows_for_ids() {
+        Tensor logits = Tensor.fromArray(new float[] {1, 2, 3, 4}, 2, 2);
+        assertTrue(Float.isNaN(logits.crossEntropy(Tensor.fromArray(new long[] {-100, -100}, 2)).item()));
+        assertArrayEquals(new float[] {0, 1, 0, 0, 0, 1, 1, 0, 0},
+                Tensor.fromArray(new int[] {1, 2, 0}, 3).oneHot(3).toFloatArray());
+        assertArrayEquals(new int[] {2, 1, 4}, Tensor.fromArray(new long[] {3, 0}, 2, 1).oneHot(4).shape());
+    }
+
+    @Test
     void should_differentiate_label_smoothed_cross_entropy() {
         Tensor targets = Tensor.fromArray(new long[] {1, 0, 3, -100}, 4);
         GradCheck.check("cross_entropy(label_smoothing)", in -> Losses.crossEntropy(in.get(0), targets, -100, 0.2),

@@ -55,4 +55,23 @@ class GradClipTest {
         var e = assertThrows(IllegalArgumentException.class, () -> GradClip.clipGlobalNorm(List.of(a), 0));
         assertEquals("GradClip: max norm must be > 0, got 0.0", e.getMessage());
     }
+
+    @Test
+    void clipsOnTheDeviceToTheSameGradientsAndReturnsTheNormAsATensor() {
+        Tensor norm = GradClip.clipGradNorm(List.of(a, b, b, none), 6.5);
+        assertEquals(0, norm.dim());
+        assertEquals(13.0, norm.item(), 1e-5);
+        double c = 6.5 / (13 + 1e-6);
+        assertArrayEquals(new float[] {(float) (3 * c), (float) (4 * c)}, a.grad().toFloatArray(), 1e-6f);
+        assertArrayEquals(new float[] {(float) (12 * c)}, b.grad().toFloatArray(), 1e-6f);
+    }
+
+    @Test
+    void clipOnTheDeviceMultipliesByExactlyOneUnderTheNorm() {
+        GradClip.clipGradNorm(List.of(a, b), 13.5);
+        assertArrayEquals(new float[] {3f, 4f}, a.grad().toFloatArray());
+        assertArrayEquals(new float[] {12f}, b.grad().toFloatArray());
+        assertEquals(0f, GradClip.clipGradNorm(List.of(none), 1).item());
+        assertThrows(IllegalArgumentException.class, () -> GradClip.clipGradNorm(List.of(a), -1));
+    }
 }

@@ -6,6 +6,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.cpu.kernels.Rows;
+import dev.symbiont.cpu.kernels.StridedCopy;
 
 /** How the CPU family kernels read tensors and allocate results on their backend. */
 final class CpuTensors {
@@ -20,7 +21,8 @@ final class CpuTensors {
 
     /** The elements of t in row-major order: a host copy, untracked scratch dropped after the kernel. */
     float[] copyOf(Tensor t) {
-        return (float[]) backend.download(t.storage(), t.layout());
+        // StridedCopy, not backend.download: this is scratch inside a kernel, not a transfer to the caller.
+        return (float[]) StridedCopy.toContiguous(HeapStorage.of(t.storage()).array(), t.dtype(), t.layout());
     }
 
     /**

@@ -137,6 +137,29 @@ public interface Backend {
     Storage scatterAdd(Storage base, Layout baseLayout, int dim, Storage index, Layout indexLayout,
                        Storage src, Layout srcLayout);
 
+    // ---- random numbers and index checks: made and checked where the data lives --------------
+
+    /**
+     * {@code size} float32 values of {@code kind} from Philox4x32-10: element i from block
+     * {@code offset + i / 4} of {@code seed}'s stream, converted exactly as {@link Philox}
+     * specifies, so every backend gives the same bits for the same (seed, offset). The caller
+     * ({@link dev.symbiont.core.Generator}) advances its offset by {@link Philox#blocks}(size).
+     */
+    Storage random(RandomKind kind, long size, long seed, long offset);
+
+    /**
+     * Checks integer ids (int32 or int64, any layout) against [0, bound) without a host round
+     * trip. Returns the ids as a contiguous int64 buffer with every id equal to {@code ignore}
+     * replaced by 0, and a float32 buffer of the same size holding 1 where the id counts and 0
+     * where it was ignored. An id outside the range that is not {@code ignore} throws an
+     * {@link IndexOutOfBoundsException} naming {@code op}, the id and its position. (A device
+     * backend may raise it at its next synchronisation, but must keep that message.)
+     */
+    IndexCheck checkIndex(String op, Storage ids, Layout idsLayout, long bound, java.util.OptionalLong ignore);
+
+    /** The checked ids (int64, ignored ones 0) and their keep mask (float32 1 or 0), both contiguous. */
+    record IndexCheck(Storage ids, Storage keep) {}
+
     // ---- seams for device backends --------------------------------------------------------------
 
     /**

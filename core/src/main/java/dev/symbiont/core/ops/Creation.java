@@ -6,6 +6,7 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.RandomKind;
 
 import java.util.Arrays;
 
@@ -43,18 +44,21 @@ public final class Creation {
         return fromArray(data, n, n);
     }
 
+    /** U[0, 1) drawn on the current backend from the generator's Philox stream. */
     public static Tensor rand(Generator generator, int... shape) {
-        checkShape("rand", shape);
-        float[] data = new float[Layout.numel(shape)];
-        for (int i = 0; i < data.length; i++) data[i] = generator.nextFloat();
-        return fromArray(data, shape);
+        return random(Backends.current(), RandomKind.UNIFORM, "rand", generator, shape);
     }
 
+    /** N(0, 1) drawn on the current backend from the generator's Philox stream. */
     public static Tensor randn(Generator generator, int... shape) {
-        checkShape("randn", shape);
-        float[] data = new float[Layout.numel(shape)];
-        for (int i = 0; i < data.length; i++) data[i] = (float) generator.nextGaussian();
-        return fromArray(data, shape);
+        return random(Backends.current(), RandomKind.NORMAL, "randn", generator, shape);
+    }
+
+    /** Draws on {@code backend}, and advances the generator by the blocks used. */
+    public static Tensor random(Backend backend, RandomKind kind, String op, Generator generator, int... shape) {
+        checkShape(op, shape);
+        int n = Layout.numel(shape);
+        return Tensor.of(backend.random(kind, n, generator.seed(), generator.advance(n)), shape);
     }
 
     /** The data in exactly the given shape (an empty shape makes a scalar of one value). */

@@ -5,11 +5,11 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * index_select, gather, scatter_add, embedding, one_hot and topk. Lookups move data without
@@ -95,17 +95,15 @@ public final class Indexing {
         Checks.integer("one_hot", "ids", ids);
         if (numClasses <= 0) throw new IllegalArgumentException("one_hot: numClasses must be positive, got " + numClasses);
         try (var p = Profiler.op("one_hot", OpCategory.INDEXING)) {
-            long[] values = ids.toLongArray();
-            for (int i = 0; i < values.length; i++) {
-                if (values[i] < 0 || values[i] >= numClasses) {
-                    throw new IndexOutOfBoundsException("one_hot: id " + values[i] + " at position " + i
-                            + " is outside [0, " + numClasses + ")");
-                }
-            }
-            try (var scope = Backends.use(ids.backend())) {
-                Tensor classes = Tensor.arange(0, numClasses, 1, DType.FLOAT32);
-                return ids.to(DType.FLOAT32).unsqueeze(-1).eq(classes);
-            }
+            // Checked on the backend, then one 1 scattered per row: nothing crosses to the host.
+            int[] outShape = Arrays.copyOf(ids.shape(), ids.dim() + 1);
+            outShape[ids.dim()] = numClasses;
+            Layout.numel("one_hot", outShape); // the result must fit in one tensor
+            Backend be = ids.backend();
+            Backend.IndexCheck checked = be.checkIndex("one_hot", ids.storage(), ids.layout(), numClasses, OptionalLong.empty());
+            int n = ids.numel();
+            return scatterAdd(zeros(be, new int[] {n, numClasses}), 1, Tensor.of(checked.ids(), n, 1),
+                    Tensor.of(checked.keep(), n, 1)).reshape(outShape);
         }
     }
 

@@ -1,12 +1,12 @@
 package dev.symbiont.core.ops;
 
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * cross_entropy and mse_loss (mean reduction). Both are composed of recorded ops (log_softmax,
@@ -35,27 +35,15 @@ public final class Losses {
             throw new IllegalArgumentException("cross_entropy: logits shape " + Arrays.toString(logits.shape())
                     + " needs targets of shape " + Arrays.toString(leading) + ", got " + Arrays.toString(targets.shape()));
         }
-        long[] t = targets.toLongArray();
-        long[] safe = new long[t.length];
-        float[] keep = new float[t.length];
-        int kept = 0;
-        for (int i = 0; i < t.length; i++) {
-            if (t[i] == ignoreIndex) continue;
-            if (t[i] < 0 || t[i] >= classes) {
-                throw new IndexOutOfBoundsException("cross_entropy: target " + t[i] + " at position " + i
-                        + " is outside [0, " + classes + ") and is not the ignore index " + ignoreIndex);
-            }
-            safe[i] = t[i];
-            keep[i] = 1f;
-            kept++;
-        }
-        Backend be = logits.backend();
-        Tensor rows = logits.reshape(t.length, classes).logSoftmax(-1);
-        Tensor index = Tensor.of(be.upload(DType.INT64, safe), t.length, 1);
-        Tensor mask = Tensor.of(be.upload(DType.FLOAT32, keep), t.length, 1);
-        Tensor picked = rows.gather(1, index).mul(mask);
+        // Checked on the backend: no download of the targets, no upload of an index or mask.
+        int n = targets.numel();
+        Backend.IndexCheck checked = logits.backend().checkIndex("cross_entropy", targets.storage(), targets.layout(),
+                classes, OptionalLong.of(ignoreIndex));
+        Tensor rows = logits.reshape(n, classes).logSoftmax(-1);
+        Tensor keep = Tensor.of(checked.keep(), n, 1);
+        Tensor picked = rows.gather(1, Tensor.of(checked.ids(), n, 1)).mul(keep);
         // All targets ignored gives NaN, as PyTorch does (0/0).
-        return picked.sum().neg().div(kept);
+        return picked.sum().neg().div(keep.sum());
     }
 
     public static Tensor mseLoss(Tensor input, Tensor target) {

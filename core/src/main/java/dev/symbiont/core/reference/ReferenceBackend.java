@@ -7,11 +7,14 @@ import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.backend.MemoryStats;
 import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.backend.Philox;
+import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * The trusted twin: every primitive as a plain scalar loop over strided layouts, on
@@ -288,5 +291,26 @@ public class ReferenceBackend implements Backend {
         Object is = heap("scatterAdd", index, indexLayout).array();
         return wrap(DType.FLOAT32, ReferenceIndexing.scatterAdd(bs, baseLayout, baseLayout.dim("scatterAdd", dim),
                 is, index.dtype(), indexLayout, ss, srcLayout));
+    }
+
+    // ---- random numbers and index checks -------------------------------------------------------
+
+    /** Plain scalar Philox over the whole range ({@link Philox#fill}). */
+    @Override
+    public Storage random(RandomKind kind, long size, long seed, long offset) {
+        int n = heapSize("random", DType.FLOAT32, size);
+        HeapStorage out = newStorage(DType.FLOAT32, n);
+        Philox.fill(kind, out.floats(), 0, n, seed, offset);
+        return out;
+    }
+
+    @Override
+    public IndexCheck checkIndex(String op, Storage ids, Layout idsLayout, long bound, OptionalLong ignore) {
+        Object is = heap(op, ids, idsLayout).array();
+        int n = idsLayout.numel();
+        long[] safe = new long[n];
+        float[] keep = new float[n];
+        ReferenceIndexing.checkIds(op, is, ids.dtype(), idsLayout, bound, ignore, safe, keep);
+        return new IndexCheck(wrap(DType.INT64, safe), wrap(DType.FLOAT32, keep));
     }
 }

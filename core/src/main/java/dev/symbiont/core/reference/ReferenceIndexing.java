@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * indexSelect, gather and scatterAdd. Every index is read and range-checked before anything
@@ -34,6 +35,29 @@ final class ReferenceIndexing {
             out[i] = (int) v;
         }
         return out;
+    }
+
+    /**
+     * Backend.checkIndex: every id of {@code ids} in [0, bound) or equal to {@code ignore};
+     * writes the ids (ignored ones as 0) to {@code safe} and 1 or 0 to {@code keep}.
+     */
+    static void checkIds(String op, Object ids, DType dtype, Layout layout, long bound, OptionalLong ignore,
+                         long[] safe, float[] keep) {
+        if (dtype != DType.INT32 && dtype != DType.INT64) {
+            throw new IllegalArgumentException(op + ": ids must be int32 or int64, got " + dtype);
+        }
+        StridedWalker w = new StridedWalker(layout);
+        for (int i = 0; i < safe.length; i++) {
+            long v = ReferenceCopies.readLong(ids, dtype, w.next());
+            if (ignore.isPresent() && v == ignore.getAsLong()) continue;
+            if (v < 0 || v >= bound) {
+                throw new IndexOutOfBoundsException(op + ": index " + v + " at position "
+                        + Arrays.toString(StridedWalker.unravel(i, layout.shape())) + " is outside [0, " + bound + ")"
+                        + (ignore.isPresent() ? " and is not the ignore index " + ignore.getAsLong() : ""));
+            }
+            safe[i] = v;
+            keep[i] = 1f;
+        }
     }
 
     /** x with dim {@code dim} replaced by the entries picked by the 1-D index; contiguous. */

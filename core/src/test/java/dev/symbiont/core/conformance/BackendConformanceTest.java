@@ -75,4 +75,9 @@ public abstract class BackendConformanceTest {
     class Release extends ReleaseConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
+
+    @Nested
+    class Random extends RandomConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
 }

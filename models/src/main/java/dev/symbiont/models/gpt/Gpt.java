@@ -1,6 +1,5 @@
 package dev.symbiont.models.gpt;
 
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
@@ -120,11 +119,8 @@ public final class Gpt extends Module {
         }
         Tensor x = tokEmb.forward(ids);                                             // (batch, seq, dModel)
         if (posEmb != null) {
-            Tensor positions;
-            try (var scope = Backends.use(ids.backend())) {
-                positions = Tensor.arange(offset, offset + seq, 1, DType.INT64);
-            }
-            x = x.add(posEmb.forward(positions));                                   // + (seq, dModel)
+            // Positions offset..offset+seq−1 are consecutive rows of the table: a view, no id tensor to upload.
+            x = x.add(posEmb.weight().value().narrow(0, offset, seq));              // + (seq, dModel)
         }
         x = decoder.forward(drop.forward(x), null, state);
         return lmHead.forward(x);

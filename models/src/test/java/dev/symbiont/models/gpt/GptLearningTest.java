@@ -41,13 +41,16 @@ class GptLearningTest {
         assertTrue(accuracy >= 0.95, "induction heads accuracy " + accuracy);
     }
 
-    /** vocab 17 (8 keys, 8 values), 4 pairs and 4 queries in 16 tokens, dModel 32, 2 heads, learned positions, 300 steps. */
+    /**
+     * vocab 17 (8 keys, 8 values), 4 pairs and 4 queries in 16 tokens, dModel 32, 2 heads, learned positions, 600 steps.
+     * At 300 steps the model is still on its plateau (accuracy ≈ 0.5) for 3 of 5 init seeds; by 600 all five reach 1.0.
+     */
     @Test
     void should_learn_associative_recall() {
         var train = new AssociativeRecallTask(17, 4, 4, 16, 1_000_000, 1);
         var eval = new AssociativeRecallTask(17, 4, 4, 16, 512, 2);
         GptConfig c = GptConfig.of(17, 32, 2, 2, 16);
-        double accuracy = train(c, train, eval, 300, 3e-3);
+        double accuracy = train(c, train, eval, 600, 3e-3);
         assertTrue(accuracy >= 0.95, "associative recall accuracy " + accuracy);
     }
 
@@ -63,7 +66,7 @@ class GptLearningTest {
             schedule.applyTo(optimizer, step);
             Tensor l = model.loss(b.input(), b.target());
             l.backward();
-            GradClip.clipGlobalNorm(model.trainableParameters(), 1.0);
+            GradClip.clipGradNorm(model.trainableParameters(), 1.0);
             optimizer.step();
             optimizer.zeroGrad();
             loss = l.item();
