@@ -3,6 +3,7 @@ package dev.symbiont.nn.moe;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.ops.Creation;
+import dev.symbiont.nn.Module;
 
 /**
  * The auxiliary losses a router trains with, each a scalar with autograd history to the router.
@@ -31,6 +32,23 @@ public final class RouterLosses {
         Tensor m = logits.amax(new int[] {1}, true).detach();
         Tensor lse = logits.sub(m).exp().sum(1, true).log().add(m);
         return lse.square().mean();
+    }
+
+    /**
+     * The auxiliary loss of a model: Σ over its {@link MoeFeedForward}s of
+     * {@code loadBalancingCoef · loadBalancing + zLossCoef · zLoss} from their last forward, a
+     * scalar with autograd history to the routers; null when the model has no MoE layer or none
+     * has run.
+     */
+    public static Tensor total(Module model, double loadBalancingCoef, double zLossCoef) {
+        Tensor sum = null;
+        for (Module m : model.modules()) {
+            if (!(m instanceof MoeFeedForward moe) || moe.lastAux() == null) continue;
+            MoeFeedForward.Aux aux = moe.lastAux();
+            Tensor term = aux.loadBalancing().mul(loadBalancingCoef).add(aux.zLoss().mul(zLossCoef));
+            sum = sum == null ? term : sum.add(term);
+        }
+        return sum;
     }
 
     /** expertIds (T, k) → (E) float32, the fraction of the slots routed to each expert (counted on the device). */
