@@ -17,6 +17,7 @@ import java.util.function.Function;
  * <pre>
  *   (g, e) = TopKRouter(x)                         k experts and weights per token
  *   y_t    = Σ_{i &lt; k} g_ti · SwiGLU_{e_ti}(x_t)    SwiGLU_e(x) = W2_e(SiLU(W1_e x) ⊙ W3_e x)
+ *          + Σ_s SharedSwiGLU_s(x_t)                shared experts, if any (Qwen-MoE; DeepSeekMoE, Dai et al. 2024, eq. 9)
  * </pre>
  * computed as the moe family's three ops: {@link Moe#permute} groups the token slots by expert,
  * each weight W1, W3, W2 runs as one {@link Moe#groupedMatmul} over all experts, and
@@ -25,7 +26,8 @@ import java.util.function.Function;
  *
  * <p>State-dict keys are Mixtral's under the block key {@code block_sparse_moe}:
  * {@code gate.weight} (E, d) and {@code experts.{e}.w1.weight} (hidden, d), {@code .w2.weight}
- * (d, hidden), {@code .w3.weight} (hidden, d).
+ * (d, hidden), {@code .w3.weight} (hidden, d); shared experts, which Mixtral has none of, are
+ * {@code shared_experts.{s}.w1.weight} and so on.
  *
  * <p>Each training forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}.
  */
@@ -33,6 +35,7 @@ public final class MoeFeedForward extends ChannelMixer {
     private final MoeConfig config;
     private final TopKRouter gate;
     private final ModuleList<SwiGluExpert> experts;
+    private final ModuleList<SwiGluExpert> sharedExperts;
     private Aux lastAux;
 
     public MoeFeedForward(MoeConfig c, Generator g) {
@@ -41,6 +44,9 @@ public final class MoeFeedForward extends ChannelMixer {
         List<SwiGluExpert> list = new ArrayList<>();
         for (int e = 0; e < c.experts(); e++) list.add(new SwiGluExpert(c.dModel(), c.hidden(), g));
         this.experts = module("experts", new ModuleList<>(list));
+        List<SwiGluExpert> shared = new ArrayList<>();
+        for (int s = 0; s < c.shared(); s++) shared.add(new SwiGluExpert(c.dModel(), c.hidden(), g));
+        this.sharedExperts = shared.isEmpty() ? null : module("shared_experts", new ModuleList<>(shared));
     }
 
     /**
@@ -68,6 +74,7 @@ public final class MoeFeedForward extends ChannelMixer {
         Tensor y = Moe.combine(Moe.groupedMatmul(h, stacked(ex -> ex.w2), sizes), r.weights(), p.permutation());
         lastAux = new Aux(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits()),
                 RouterLosses.expertLoad(r.expertIds(), e), tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k));
+        if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
         return y.reshape(shape);
     }
 
@@ -88,19 +95,27 @@ public final class MoeFeedForward extends ChannelMixer {
     /** Expert e, for the per-token twin and for inspection. */
     public SwiGluExpert expert(int e) { return experts.get(e); }
 
+    /** Shared expert s (of {@link MoeConfig#shared()}). */
+    public SwiGluExpert sharedExpert(int s) {
+        if (sharedExperts == null) throw new IndexOutOfBoundsException("MoeFeedForward: no shared experts");
+        return sharedExperts.get(s);
+    }
+
     @Override
     public String blockKey() { return "block_sparse_moe"; }
 
-    /** Every expert's w2. */
+    /** Every expert's w2, the shared ones' included. */
     @Override
     public List<Linear> residualProjections() {
         List<Linear> out = new ArrayList<>();
         for (SwiGluExpert ex : experts) out.add(ex.w2);
+        if (sharedExperts != null) for (SwiGluExpert ex : sharedExperts) out.add(ex.w2);
         return out;
     }
 
     @Override
     protected String extraRepr() {
-        return "experts=" + config.experts() + ", k=" + config.topK() + ", hidden=" + config.hidden() + ", " + config.dispatch();
+        return "experts=" + config.experts() + ", k=" + config.topK() + ", hidden=" + config.hidden() + ", " + config.dispatch()
+                + (config.shared() > 0 ? ", shared=" + config.shared() : "");
     }
 }

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MoeFeedForwardTest {
 
-    /** Σ_i g_ti · expert_{e_ti}(x_t), one token at a time. */
+    /** Σ_i g_ti · expert_{e_ti}(x_t) + Σ_s shared_s(x_t), one token at a time. */
     private static float[] perToken(MoeFeedForward moe, Tensor x) {
         TopKRouter.Routing r = moe.gate().route(x);
         long[] ids = r.expertIds().toLongArray();
@@ -32,6 +32,10 @@ class MoeFeedForwardTest {
             for (int i = 0; i < k; i++) {
                 float[] y = moe.expert((int) ids[t * k + i]).forward(x.narrow(0, t, 1)).toFloatArray();
                 for (int j = 0; j < d; j++) out[t * d + j] += g[t * k + i] * y[j];
+            }
+            for (int sh = 0; sh < moe.config().shared(); sh++) {
+                float[] y = moe.sharedExpert(sh).forward(x.narrow(0, t, 1)).toFloatArray();
+                for (int j = 0; j < d; j++) out[t * d + j] += y[j];
             }
         }
         return out;
@@ -51,6 +55,16 @@ class MoeFeedForwardTest {
         assertClose(perToken(moe, x.reshape(15, 8)), y.toFloatArray(), "dropless");
         assertEquals(0.0, moe.lastAux().droppedFraction());
         assertEquals(1.0, moe.lastAux().expertLoad().sum().item(), 1e-6);
+    }
+
+    @Test
+    void sharedExpertsSeeEveryTokenAndHaveTheirOwnKeys() {
+        MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(8, 4, 1, 12).withShared(2), new Generator(31));
+        Tensor x = Tensor.randn(new Generator(32), 9, 8);
+        assertClose(perToken(moe, x), moe.forward(x).toFloatArray(), "with two shared experts");
+        assertTrue(moe.stateDict().containsKey("shared_experts.1.w3.weight"), moe.stateDict().keySet().toString());
+        assertEquals(6, moe.residualProjections().size());
+        assertThrows(IllegalArgumentException.class, () -> MoeConfig.of(8, 4, 1, 12).withShared(-1));
     }
 
     @Test

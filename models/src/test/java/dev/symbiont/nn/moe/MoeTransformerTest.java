@@ -26,7 +26,7 @@ class MoeTransformerTest {
 
     @Test
     void everySecondLayerIsMoeAndKeepsMixtralsKeys() {
-        MoeLayers m = new MoeLayers(4, 2, 24, Dispatch.dropless(), true, 2, 0.01, 0.001);
+        MoeLayers m = new MoeLayers(4, 2, 24, Dispatch.dropless(), true, 0, 2, 0.01, 0.001);
         DecoderStack stack = MoeTransformerBlock.decoder(BLOCK, m, 4, new Generator(1));
         assertInstanceOf(TransformerBlock.class, stack.blocks().get(0));
         assertInstanceOf(MoeTransformerBlock.class, stack.blocks().get(1));
@@ -61,7 +61,7 @@ class MoeTransformerTest {
 
     @Test
     void settingsRoundTripThroughCheckpointMetadataAndBadValuesNameTheKey() {
-        MoeLayers m = new MoeLayers(8, 2, 64, Dispatch.capacity(1.25), false, 2, 0.02, 0.001);
+        MoeLayers m = new MoeLayers(8, 2, 64, Dispatch.capacity(1.25), false, 1, 2, 0.02, 0.001);
         Map<String, String> meta = new HashMap<>(m.toMap());
         meta.put("d_model", "16");
         assertTrue(MoeLayers.present(meta));
