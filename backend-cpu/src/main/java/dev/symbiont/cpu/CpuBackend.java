@@ -11,10 +11,12 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
+import dev.symbiont.cpu.fused.CpuMoe;
 import dev.symbiont.cpu.fused.CpuNorm;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmPath;
@@ -31,12 +33,13 @@ import java.util.Map;
 
 /**
  * The pure-Java CPU backend: the {@link ReferenceBackend} with its hot primitives replaced and
- * kernels of its own for three fused families. matmul goes through a {@link Gemm} (Vector API
+ * kernels of its own for four fused families. matmul goes through a {@link Gemm} (Vector API
  * or EJML); unary, binary and reduce run on Vector-API kernels ({@code dev.symbiont.cpu.kernels})
  * spread over the shared {@link CpuThreads#pool()} when the work is large. The fused families
  * live in {@code dev.symbiont.cpu.fused}: {@link CpuNorm} (softmax, layer and RMS norm on row
- * kernels), {@link CpuActivation} (GELU/SiLU gradients in one pass) and {@link CpuAttention}
- * (tiled FlashAttention that never allocates the sq×sk scores).
+ * kernels), {@link CpuActivation} (GELU/SiLU gradients in one pass), {@link CpuAttention}
+ * (tiled FlashAttention that never allocates the sq×sk scores) and {@link CpuMoe} (counting-sort
+ * permute, grouped expert GEMMs on the backend's GEMM, combine in one pass over the tokens).
  *
  * <p>Each fast kernel takes its fast path only for the layouts it is built for (contiguous
  * operands, a bias or row statistic broadcast with stride 0, reductions over trailing or
@@ -82,11 +85,11 @@ public class CpuBackend extends ReferenceBackend {
         this.vector = vector;
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
-                         AttentionKernels.FAMILY, new CpuAttention(this, true))
-                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false));
+                         AttentionKernels.FAMILY, new CpuAttention(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm))
+                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm));
     }
 
-    /** The norm, activation and attention kernels; without the vector kernels, attention only (on scalar tiles). */
+    /** The norm, activation, attention and moe kernels; without the vector kernels, attention (on scalar tiles) and moe. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

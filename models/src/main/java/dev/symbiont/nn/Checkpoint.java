@@ -15,7 +15,8 @@ import java.util.function.UnaryOperator;
  * recording on and back-propagates through that copy. Peak memory drops to the segment's
  * inputs and outputs plus one segment's activations, for about one extra forward of compute.
  *
- * <p>Dropout masks repeat exactly in the recomputation: the state of every dropout generator
+ * <p>Dropout masks and router jitter repeat exactly in the recomputation: the state of every
+ * {@link Stochastic} module's generator
  * inside the module is saved before the forward and restored around the rerun.
  */
 public final class Checkpoint {
@@ -57,7 +58,7 @@ public final class Checkpoint {
 
     private static List<Generator> generators(Module owner) {
         List<Generator> out = new ArrayList<>();
-        for (Module m : owner.modules()) if (m instanceof Dropout d) out.add(d.generator());
+        for (Module m : owner.modules()) if (m instanceof Stochastic s) out.add(s.generator());
         return out;
     }
 

@@ -8,7 +8,7 @@ import dev.symbiont.core.Tensor;
  * the identity in eval mode. Masks are drawn on x's backend (Philox, {@link Tensor#rand}) from
  * its own seeded generator, whose state activation checkpointing replays and checkpoints save.
  */
-public final class Dropout extends Layer {
+public final class Dropout extends Layer implements Stochastic {
     private final double p;
     private final Generator generator;
 
@@ -32,6 +32,7 @@ public final class Dropout extends Layer {
     }
 
     /** The generator masks are drawn from (its state is part of a training checkpoint). */
+    @Override
     public Generator generator() { return generator; }
 
     @Override

@@ -125,7 +125,7 @@ class FusedKernelsTest {
     void familiesAreFoundByNameAndAnUnknownNameListsTheKnownOnes() {
         assertSame(NormKernels.FAMILY, Families.named("norm"));
         var e = assertThrows(IllegalArgumentException.class, () -> Families.named("scan"));
-        assertTrue(e.getMessage().contains("[norm, activation, attention]"), e.getMessage());
+        assertTrue(e.getMessage().contains("[norm, activation, attention, moe]"), e.getMessage());
     }
 
     @Test

@@ -16,10 +16,16 @@ import dev.symbiont.nn.attention.TransformerBlock;
 import dev.symbiont.nn.block.DecoderStack;
 import dev.symbiont.nn.block.DecodingState;
 import dev.symbiont.nn.block.ResidualBlock;
+import dev.symbiont.nn.moe.MoeLayers;
+import dev.symbiont.nn.moe.MoeTransformerBlock;
+import dev.symbiont.nn.moe.RouterLosses;
+import dev.symbiont.nn.moe.TopKRouter;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A decoder-only language model (GPT-2, Radford et al. 2019; Llama-style with RMSNorm, SwiGLU,
@@ -35,6 +41,10 @@ import java.util.List;
  * {@code lm_head.weight} (the same tensor as tok_emb.weight when tied). Loading a checkpoint of
  * another config with {@code loadStateDict(state, true)} fails listing every differing key.
  *
+ * <p>With {@link MoeLayers} every n-th block's MLP is a mixture of experts ({@link MoeTransformerBlock},
+ * keys {@code blocks.<i>.block_sparse_moe.*}); {@link #auxiliaryLoss()} is then what a trainer adds
+ * to {@link #loss} after each forward.
+ *
  * <p>Initialisation follows GPT-2 (§2.3, as in nanoGPT): weights ~ N(0, 0.02²), biases 0, and the
  * projections that write into the residual stream ~ N(0, (0.02/√(2L))²); norms start at 1.
  */
@@ -43,6 +53,7 @@ public final class Gpt extends Module {
     public static final double GPT2_INIT_STD = 0.02;
 
     private final GptConfig config;
+    private final MoeLayers moe;
     private final Embedding tokEmb, posEmb;
     private final Dropout drop;
     private final DecoderStack decoder;
@@ -59,13 +70,21 @@ public final class Gpt extends Module {
      * N(0, (initStd/√(2L))²)). GPT-2's 0.02 suits widths in the hundreds; tiny models train much
      * faster from about 1/√dModel, where attention scores are not vanishingly small at the start.
      */
-    public Gpt(GptConfig config, Generator g, double initStd) {
+    public Gpt(GptConfig config, Generator g, double initStd) { this(config, null, g, initStd); }
+
+    /**
+     * As {@link #Gpt(GptConfig, Generator, double)}, with the MoE layers {@code moe} describes
+     * (null: a dense model); the routers' weights are drawn like every other projection's.
+     */
+    public Gpt(GptConfig config, MoeLayers moe, Generator g, double initStd) {
         if (!(initStd > 0) || Double.isInfinite(initStd)) throw new IllegalArgumentException("Gpt: initStd must be positive, got " + initStd);
         this.config = config;
+        this.moe = moe;
         this.tokEmb = module("tok_emb", new Embedding(config.vocab(), config.dModel(), g));
         this.posEmb = config.positions() == PositionKind.LEARNED ? module("pos_emb", new Embedding(config.maxSeq(), config.dModel(), g)) : null;
         this.drop = module("drop", new Dropout(config.dropout(), new Generator(g.nextLong())));
-        this.decoder = wrap(TransformerBlock.decoder(config.blockConfig(), config.layers(), g)); // keys blocks.*, norm_f.*
+        this.decoder = wrap(moe == null ? TransformerBlock.decoder(config.blockConfig(), config.layers(), g)   // keys blocks.*, norm_f.*
+                : MoeTransformerBlock.decoder(config.blockConfig(), moe, config.layers(), g));
         Parameter head = config.tiedEmbeddings() ? tokEmb.weight() : new Parameter(Tensor.zeros(config.vocab(), config.dModel()));
         this.lmHead = module("lm_head", new LmHead(head));
         initialise(g, initStd);
@@ -78,6 +97,8 @@ public final class Gpt extends Module {
                 if (l.bias() != null) l.bias().update(Tensor.zeros(l.bias().shape()));
             } else if (m instanceof Embedding e) {
                 e.weight().update(Init.normal(g, 0, std, e.weight().shape()));
+            } else if (m instanceof TopKRouter r) {
+                r.weight().update(Init.normal(g, 0, std, r.weight().shape()));
             }
         }
         if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, std, config.vocab(), config.dModel()));
@@ -90,6 +111,26 @@ public final class Gpt extends Module {
     }
 
     public GptConfig config() { return config; }
+
+    /** The MoE settings, or null for a dense model. */
+    public MoeLayers moe() { return moe; }
+
+    /** What a checkpoint's metadata records: the config's keys, and the MoE settings' ({@code moe_*}) for an MoE model. */
+    public Map<String, String> metadata() {
+        Map<String, String> m = new LinkedHashMap<>(config.toMap());
+        if (moe != null) m.putAll(moe.toMap());
+        return m;
+    }
+
+    /**
+     * The MoE layers' auxiliary losses from the last forward, weighted by their coefficients
+     * (load balancing and router z-loss): a scalar with autograd history to the routers, or
+     * null for a dense model. Under activation checkpointing the forward runs without
+     * gradients, so the losses have no history then (see docs/decisions.md).
+     */
+    public Tensor auxiliaryLoss() {
+        return moe == null ? null : RouterLosses.total(this, moe.loadBalancingCoef(), moe.zLossCoef());
+    }
 
     /**
      * Logits of the next token at every position.
@@ -204,6 +245,7 @@ public final class Gpt extends Module {
     protected String extraRepr() {
         return "vocab=" + config.vocab() + ", dModel=" + config.dModel() + ", layers=" + config.layers() + ", heads=" + config.heads()
                 + "/" + config.kvHeads() + ", positions=" + config.positions()
-                + (config.positions() == PositionKind.ROPE ? ", ropeTheta=" + config.ropeTheta() : "");
+                + (config.positions() == PositionKind.ROPE ? ", ropeTheta=" + config.ropeTheta() : "")
+                + (moe == null ? "" : ", moe=" + moe.experts() + "x" + moe.topK() + " every " + moe.every());
     }
 }

@@ -8,18 +8,20 @@ import java.util.List;
 
 /**
  * The half of a {@link ResidualBlock} that transforms each position on its own: a dense MLP
- * today ({@link dev.symbiont.nn.attention.FeedForward}), a mixture of experts next. It keeps
+ * ({@link dev.symbiont.nn.attention.FeedForward}) or a mixture of experts
+ * ({@code dev.symbiont.nn.moe.MoeFeedForward}). It keeps
  * no decoding state: position-wise, it gives the same output for a token whether the token
  * comes alone or within its sequence.
  *
  * <p><b>Auxiliary losses.</b> A mixture of experts trains with a loss of its own besides the
  * model's (the load-balancing loss of Switch Transformer, Fedus et al. 2022, eq. 4). The hook
- * for it belongs here, not in the block: the MoE mixer will expose the auxiliary loss of its
- * last training forward (a scalar tensor with autograd history, absent for dense mixers), and
- * the model that owns the stack sums those of its blocks' channel mixers
- * ({@link ResidualBlock#channelMixer()}) into its loss with its own coefficient. Under
- * activation checkpointing the recomputation must not count it twice. Nothing reads such a
- * loss yet, so this class declares no method for it.
+ * for it belongs here, not in the block: the MoE mixer exposes the auxiliary losses of its
+ * last forward ({@code MoeFeedForward.lastAux()}: scalars with autograd history), and the model
+ * that owns the stack sums those of its blocks' channel mixers into its loss with its own
+ * coefficients ({@code RouterLosses.total}, {@code Gpt.auxiliaryLoss()}). Under activation
+ * checkpointing the first forward runs without gradients, so those losses have no history
+ * (an open point, see docs/decisions.md). Dense mixers have none, so this class declares no
+ * method for them.
  */
 public abstract class ChannelMixer extends Layer {
     /** x: (..., dModel) → (..., dModel), each position independently. */

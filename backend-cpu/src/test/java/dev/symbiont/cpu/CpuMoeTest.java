@@ -1,0 +1,123 @@
+package dev.symbiont.cpu;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.moe.Moe;
+import dev.symbiont.core.fused.moe.MoeKernels;
+import dev.symbiont.cpu.fused.CpuMoe;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The CPU moe kernels ({@link CpuMoe}) against the family's reference on the same backend, for a
+ * SwiGLU expert layer — w2(silu(w1·x) ⊙ w3·x), weighted and combined — forward and the gradients
+ * of the tokens, the three expert weights and the routing weights, within 1e-4.
+ */
+class CpuMoeTest {
+    private static final CpuBackend CPU = new CpuBackend();
+
+    /** How the slots are routed in a case. */
+    enum Routing { RANDOM, ONE_EXPERT, FIRST_TWO }
+
+    /** Forward output, then each input's gradient. */
+    private static List<float[]> run(boolean reference, Routing routing, int experts, int k, int tokens, int d, int hidden,
+                                     int capacity) {
+        try (var scope = Backends.use(CPU); var forced = reference ? FusedKernels.forceReference(MoeKernels.FAMILY) : null) {
+            Generator gen = new Generator(17);
+            Tensor x = Tensor.randn(gen, tokens, d).requiresGrad(true);
+            Tensor w1 = Tensor.randn(gen, experts, hidden, d).mul(0.3).detach().requiresGrad(true);
+            Tensor w3 = Tensor.randn(gen, experts, hidden, d).mul(0.3).detach().requiresGrad(true);
+            Tensor w2 = Tensor.randn(gen, experts, d, hidden).mul(0.3).detach().requiresGrad(true);
+            Tensor logits = Tensor.randn(gen, tokens, experts);
+            Tensor ids = switch (routing) {
+                case RANDOM -> logits.topk(k, 1, true).indices();
+                case ONE_EXPERT -> Tensor.full(experts - 1, dev.symbiont.core.DType.INT64, tokens, k);
+                case FIRST_TWO -> logits.narrow(1, 0, Math.min(2, experts)).topk(k, 1, true).indices();
+            };
+            Tensor gate = Tensor.rand(gen, tokens, k).requiresGrad(true);
+            MoeKernels.Permuted p = Moe.permute(x, ids, experts, capacity);
+            // Linear weights (E, out, in) seen as (E, in, out): the transposes arrive as strides.
+            Tensor a = Moe.groupedMatmul(p.rows(), w1.transpose(1, 2), p.groupSizes()).silu()
+                    .mul(Moe.groupedMatmul(p.rows(), w3.transpose(1, 2), p.groupSizes()));
+            Tensor y = Moe.combine(Moe.groupedMatmul(a, w2.transpose(1, 2), p.groupSizes()), gate, p.permutation());
+            y.backward(Tensor.randn(new Generator(3), y.shape()));
+            List<float[]> out = new ArrayList<>();
+            out.add(y.toFloatArray());
+            for (Tensor t : new Tensor[] {x, w1, w3, w2, gate}) out.add(t.grad().toFloatArray());
+            return out;
+        }
+    }
+
+    private static void assertMatches(String what, Routing routing, int experts, int k, int tokens, int d, int hidden, int capacity) {
+        List<float[]> expected = run(true, routing, experts, k, tokens, d, hidden, capacity);
+        List<float[]> actual = run(false, routing, experts, k, tokens, d, hidden, capacity);
+        String[] names = {"output", "dx", "dw1", "dw3", "dw2", "dgate"};
+        for (int i = 0; i < names.length; i++) {
+            float[] e = expected.get(i), a = actual.get(i);
+            assertTrue(e.length == a.length, what + " " + names[i] + ": lengths differ");
+            for (int j = 0; j < e.length; j++) {
+                if (Math.abs(e[j] - a[j]) > 1e-4 * Math.max(1, Math.abs(e[j]))) {
+                    fail(what + " " + names[i] + "[" + j + "]: cpu " + a[j] + ", reference " + e[j]);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}: E {1}, k {2}, T {3}, capacity {4}")
+    @CsvSource({
+            "RANDOM, 1, 1, 13, 0",
+            "RANDOM, 4, 1, 13, 0",
+            "RANDOM, 4, 2, 31, 0",
+            "RANDOM, 8, 1, 33, 0",
+            "RANDOM, 8, 2, 33, 0",
+            "RANDOM, 8, 2, 3, 0",
+            "ONE_EXPERT, 4, 1, 17, 0",
+            "ONE_EXPERT, 8, 1, 17, 5",
+            "FIRST_TWO, 8, 2, 21, 0",
+            "FIRST_TWO, 8, 1, 21, 4",
+            "RANDOM, 8, 2, 33, 6",
+            "RANDOM, 4, 2, 257, 0"})
+    void cpuKernelsMatchTheReferenceForwardAndEveryGradient(Routing routing, int experts, int k, int tokens, int cap) {
+        assertMatches(routing + " E=" + experts + " k=" + k + " T=" + tokens, routing, experts, k, tokens, 24, 40,
+                cap == 0 ? MoeKernels.DROPLESS : cap);
+    }
+
+    @Test
+    void largeGroupsRunEachGemmAcrossItsTilesAndStillMatch() {
+        assertMatches("one expert, 601 tokens", Routing.RANDOM, 1, 1, 601, 64, 160, MoeKernels.DROPLESS);
+        assertMatches("two experts, 601 tokens", Routing.RANDOM, 2, 2, 601, 64, 160, MoeKernels.DROPLESS);
+    }
+
+    @Test
+    void theCpuBackendHandsOutItsOwnMoeKernels() {
+        assertInstanceOf(CpuMoe.class, FusedKernels.of(MoeKernels.FAMILY, CPU));
+        assertInstanceOf(CpuMoe.class, FusedKernels.of(MoeKernels.FAMILY, new CpuBackend(dev.symbiont.cpu.gemm.GemmPath.EJML, false)));
+    }
+
+    @Test
+    void badExpertIdsAndPermutationsNameTheOpAndTheValue() {
+        try (var scope = Backends.use(CPU)) {
+            Tensor x = Tensor.randn(new Generator(1), 3, 2);
+            var e = assertThrows(IndexOutOfBoundsException.class,
+                    () -> Moe.permute(x, Tensor.fromArray(new long[] {0, 7, 1}, 3, 1), 4, MoeKernels.DROPLESS));
+            assertTrue(e.getMessage().contains("moe_permute") && e.getMessage().contains("7"), e.getMessage());
+            var c = assertThrows(IllegalArgumentException.class, () -> Moe.combine(Tensor.randn(new Generator(1), 2, 2),
+                    Tensor.rand(new Generator(1), 2, 1), Tensor.fromArray(new long[] {1, 1})));
+            assertTrue(c.getMessage().contains("moe_combine") && c.getMessage().contains("twice"), c.getMessage());
+            var g = assertThrows(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, Tensor.randn(new Generator(1), 2, 2, 2),
+                    Tensor.fromArray(new long[] {1, 1})));
+            assertTrue(g.getMessage().contains("grouped_matmul") && g.getMessage().contains("sum to 2"), g.getMessage());
+        }
+    }
+}

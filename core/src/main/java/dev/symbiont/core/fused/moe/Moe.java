@@ -1,0 +1,188 @@
+package dev.symbiont.core.fused.moe;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.FusedOp;
+import dev.symbiont.core.ops.Checks;
+import dev.symbiont.core.profile.OpCategory;
+
+import java.util.Arrays;
+
+/**
+ * The mixture-of-experts ops, through the backend's moe family ({@link MoeKernels}): a layer
+ * routes each of T tokens to k of E experts, then
+ *
+ * <pre>{@code
+ * Permuted p = Moe.permute(x, expertIds, E, capacity);         // rows (R, d) grouped by expert
+ * Tensor h   = Moe.groupedMatmul(p.rows(), w, p.groupSizes()); // each group times its expert's (d, h)
+ * Tensor y   = Moe.combine(h', weights, p.permutation());      // (T, d) = Σ_i w[t, i] · y[slot t·k + i]
+ * }</pre>
+ *
+ * With {@link MoeKernels#DROPLESS} every slot is kept (R = T·k, groups of any size, no padding);
+ * with a capacity C each expert keeps its first C slots in slot order (token order, then choice)
+ * and a dropped slot adds nothing to its token's output (its token passes through the residual).
+ *
+ * <p>Gradients flow to x (through permute), to the rows and the expert weights (through the
+ * grouped GEMM), and to the sorted rows and the routing weights (through combine), so the router
+ * learns. Expert ids and the permutation get none.
+ *
+ * <p>Argument checks here are on shapes and dtypes; values (expert ids in [0, E), group sizes
+ * summing to the rows) are checked by the kernels, which throw naming the op and the offending value.
+ */
+public final class Moe {
+    private Moe() {}
+
+    static final String PERMUTE = "moe_permute";
+    static final String GROUPED_MATMUL = "grouped_matmul";
+    static final String COMBINE = "moe_combine";
+
+    private static final FusedOp<MoeKernels> PERMUTE_OP = FusedOp.of(MoeKernels.FAMILY, PERMUTE, OpCategory.ROUTING);
+    private static final FusedOp<MoeKernels> GROUPED_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_MATMUL, OpCategory.MATMUL);
+    private static final FusedOp<MoeKernels> COMBINE_OP = FusedOp.of(MoeKernels.FAMILY, COMBINE, OpCategory.ROUTING);
+
+    /**
+     * Sorts the token slots by expert, keeping at most {@code capacity} per expert.
+     *
+     * @param x          (T, d) float32, differentiable
+     * @param expertIds  (T, k) int32 or int64 in [0, numExperts), 1 ≤ k ≤ numExperts
+     * @param numExperts E ≥ 1
+     * @param capacity   ≥ 1, or {@link MoeKernels#DROPLESS}
+     * @return rows (R, d) with autograd history to x; group sizes and offsets (E) and the permutation (R), int64
+     * @throws IllegalArgumentException for wrong ranks or dtypes, disagreeing token counts, k outside [1, E], capacity &lt; 1
+     * @throws IndexOutOfBoundsException for an expert id outside [0, E) (from the kernel, naming the id)
+     */
+    public static MoeKernels.Permuted permute(Tensor x, Tensor expertIds, int numExperts, int capacity) {
+        Checks.sameBackend(PERMUTE, x, expertIds);
+        floats(PERMUTE, "x", x, 2);
+        Checks.integer(PERMUTE, "expertIds", expertIds);
+        Checks.rank(PERMUTE, "expertIds", expertIds, 2);
+        if (expertIds.size(0) != x.size(0)) {
+            throw new IllegalArgumentException(PERMUTE + ": expertIds " + Arrays.toString(expertIds.shape())
+                    + " must have one row per token of x " + Arrays.toString(x.shape()));
+        }
+        if (numExperts < 1) throw new IllegalArgumentException(PERMUTE + ": numExperts must be ≥ 1, got " + numExperts);
+        checkTopK(PERMUTE, expertIds.size(1), numExperts);
+        if (capacity < 1) {
+            throw new IllegalArgumentException(PERMUTE + ": capacity must be ≥ 1 (or MoeKernels.DROPLESS), got " + capacity);
+        }
+        int tokens = x.size(0), k = expertIds.size(1);
+        Tensor x2 = x.detach(), ids = expertIds.detach();
+        MoeKernels.Permuted[] result = new MoeKernels.Permuted[1];
+        Tensor rows = PERMUTE_OP.run(x.backend(), 0, 2L * FusedOp.bytes(x) * k + FusedOp.bytes(expertIds),
+                kernels -> {
+                    result[0] = kernels.permute(x2, ids, numExperts, capacity);
+                    return new FusedOp.Result<>(result[0].rows(), result[0].permutation());
+                },
+                (kernels, permutation, g) -> new Tensor[] {kernels.permuteBackward(g, permutation, tokens, k)},
+                x);
+        MoeKernels.Permuted p = result[0];
+        return new MoeKernels.Permuted(rows, p.groupSizes(), p.offsets(), p.permutation());
+    }
+
+    /**
+     * The grouped expert GEMM: rows {@code [offset_e, offset_e + size_e)} of x times weights[e].
+     *
+     * @param x          (R, in) float32, rows grouped by expert (permute's rows)
+     * @param weights    (E, in, out) float32, any strides (e.g. the transpose of stacked (E, out, in) Linear weights)
+     * @param groupSizes (E) int32 or int64 summing to R
+     * @return (R, out), differentiable w.r.t. x and weights
+     * @throws IllegalArgumentException for wrong ranks or dtypes, in-sizes or expert counts that disagree,
+     *         or group sizes that are negative or do not sum to R (from the kernel)
+     */
+    public static Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes) {
+        Checks.sameBackend(GROUPED_MATMUL, x, weights, groupSizes);
+        floats(GROUPED_MATMUL, "x", x, 2);
+        floats(GROUPED_MATMUL, "weights", weights, 3);
+        indexVector(GROUPED_MATMUL, "groupSizes", groupSizes);
+        if (weights.size(1) != x.size(1)) {
+            throw new IllegalArgumentException(GROUPED_MATMUL + ": x " + Arrays.toString(x.shape()) + " has " + x.size(1)
+                    + " columns but the expert weights " + Arrays.toString(weights.shape()) + " take " + weights.size(1));
+        }
+        if (groupSizes.size(0) != weights.size(0)) {
+            throw new IllegalArgumentException(GROUPED_MATMUL + ": " + groupSizes.size(0) + " group sizes for "
+                    + weights.size(0) + " experts (weights " + Arrays.toString(weights.shape()) + ")");
+        }
+        Tensor x2 = x.detach(), w2 = weights.detach(), sizes = groupSizes.detach();
+        long flops = 2L * x.size(0) * weights.size(1) * weights.size(2);
+        long bytes = FusedOp.bytes(x, weights) + 4L * x.size(0) * weights.size(2);
+        return GROUPED_OP.run(x.backend(), flops, bytes,
+                kernels -> new FusedOp.Result<>(kernels.groupedMatmul(x2, w2, sizes), null),
+                (kernels, none, g) -> {
+                    MoeKernels.GroupedGrads gr = kernels.groupedMatmulBackward(g, x2, w2, sizes);
+                    return new Tensor[] {gr.dx(), gr.dWeights()};
+                }, x, weights);
+    }
+
+    /**
+     * Back to token order: out[t] = Σ_i w[t, i] · y[row of slot t·k + i] (dropped slots add nothing).
+     *
+     * @param ySorted        (R, d) float32, the experts' outputs in permute's row order
+     * @param routingWeights (T, k) float32
+     * @param permutation    (R) int, permute's slot of each row, each in [0, T·k)
+     * @return (T, d), differentiable w.r.t. ySorted and routingWeights
+     * @throws IllegalArgumentException for wrong ranks or dtypes, or more rows than slots
+     */
+    public static Tensor combine(Tensor ySorted, Tensor routingWeights, Tensor permutation) {
+        Checks.sameBackend(COMBINE, ySorted, routingWeights, permutation);
+        floats(COMBINE, "ySorted", ySorted, 2);
+        floats(COMBINE, "routingWeights", routingWeights, 2);
+        indexVector(COMBINE, "permutation", permutation);
+        int rows = ySorted.size(0), slots = routingWeights.size(0) * routingWeights.size(1);
+        if (permutation.size(0) != rows || rows > slots) {
+            throw new IllegalArgumentException(COMBINE + ": ySorted " + Arrays.toString(ySorted.shape()) + ", permutation "
+                    + Arrays.toString(permutation.shape()) + " and routingWeights " + Arrays.toString(routingWeights.shape())
+                    + " disagree: one permutation entry per row and at most T·k rows");
+        }
+        Tensor y2 = ySorted.detach(), w2 = routingWeights.detach(), perm = permutation.detach();
+        long bytes = FusedOp.bytes(ySorted, routingWeights, permutation) + 4L * routingWeights.size(0) * ySorted.size(1);
+        return COMBINE_OP.run(ySorted.backend(), 2L * ySorted.numel(), bytes,
+                kernels -> new FusedOp.Result<>(kernels.combine(y2, w2, perm), null),
+                (kernels, none, g) -> {
+                    MoeKernels.CombineGrads gr = kernels.combineBackward(g, y2, w2, perm);
+                    return new Tensor[] {gr.dy(), gr.dRoutingWeights()};
+                }, ySorted, routingWeights);
+    }
+
+    /**
+     * The group sizes as a host array, for kernels that loop over groups on the host: checked to
+     * be non-negative and to sum to the rows of {@code x} (R, in), else an error naming grouped_matmul.
+     */
+    public static long[] groupSizesOnHost(Tensor x, Tensor groupSizes) {
+        long[] sizes = groupSizes.toLongArray();
+        long sum = 0;
+        for (long s : sizes) {
+            if (s < 0) throw new IllegalArgumentException(GROUPED_MATMUL + ": negative group size in " + Arrays.toString(sizes));
+            sum += s;
+        }
+        if (sum != x.size(0)) {
+            throw new IllegalArgumentException(GROUPED_MATMUL + ": group sizes " + Arrays.toString(sizes) + " sum to " + sum
+                    + " but x has " + x.size(0) + " rows");
+        }
+        return sizes;
+    }
+
+    private static void floats(String op, String what, Tensor t, int rank) {
+        Checks.float32(op, t);
+        Checks.rank(op, what, t, rank);
+    }
+
+    private static void indexVector(String op, String what, Tensor t) {
+        Checks.integer(op, what, t);
+        Checks.rank(op, what, t, 1);
+    }
+
+    /** The top-k of a router: 1 ≤ k ≤ E, else an error naming {@code op} and both numbers. */
+    public static void checkTopK(String op, int k, int numExperts) {
+        if (k < 1 || k > numExperts) {
+            throw new IllegalArgumentException(op + ": top-k must be in [1, " + numExperts + "] for " + numExperts
+                    + " experts, got " + k);
+        }
+    }
+
+    /** Switch's capacity: ceil(factor · k · T / E) slots per expert; factor must be > 0. */
+    public static int capacity(double capacityFactor, int k, int tokens, int numExperts) {
+        if (!(capacityFactor > 0) || Double.isInfinite(capacityFactor)) {
+            throw new IllegalArgumentException("moe capacity: capacity factor must be a positive finite number, got " + capacityFactor);
+        }
+        return (int) Math.max(1, Math.ceil(capacityFactor * k * tokens / numExperts));
+    }
+}

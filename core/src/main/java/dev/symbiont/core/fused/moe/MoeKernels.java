@@ -1,0 +1,79 @@
+package dev.symbiont.core.fused.moe;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.Family;
+
+/**
+ * The mixture-of-experts family's contract: moving token slots to their experts and back, and
+ * the grouped expert GEMM in between. Semantics and argument checks are {@link Moe}'s; inputs
+ * carry no autograd history and may have any strides. {@link ReferenceMoe} is the reference,
+ * composed from primitives with a loop over experts.
+ *
+ * <p>Vocabulary: T tokens each routed to k experts make T·k <em>slots</em>; slot s = t·k + i is
+ * token t's i-th choice. {@link #permute} sorts the slots by expert (stably, so each expert sees
+ * its slots in token order) and keeps at most {@code capacity} of them per expert; the R kept
+ * slots become the sorted rows every other op works on.
+ */
+public interface MoeKernels {
+
+    Family<MoeKernels> FAMILY = new Family<>("moe", MoeKernels.class, new ReferenceMoe());
+
+    /** A capacity that keeps every slot (MegaBlocks' dropless dispatch). */
+    int DROPLESS = Integer.MAX_VALUE;
+
+    /**
+     * The token rows sorted by expert.
+     *
+     * @param x          (T, d) float32
+     * @param expertIds  (T, k) int32 or int64, each in [0, numExperts); ids out of range throw
+     *                   {@link IndexOutOfBoundsException} naming the op and the id
+     * @param numExperts E ≥ 1
+     * @param capacity   the most slots an expert keeps (the first in slot order), ≥ 1, or {@link #DROPLESS}
+     */
+    Permuted permute(Tensor x, Tensor expertIds, int numExperts, int capacity);
+
+    /** Gradient of {@link #permute}'s rows: (R, d) scattered back and summed per token into (tokens, d). */
+    Tensor permuteBackward(Tensor gradRows, Tensor permutation, int tokens, int k);
+
+    /**
+     * Rows {@code [offset_e, offset_e + size_e)} of {@code x} times {@code weights[e]}, for each
+     * expert e in order: x (R, in) float32, weights (E, in, out) float32, groupSizes (E) int
+     * summing to R (else {@link IllegalArgumentException}); result (R, out).
+     */
+    Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes);
+
+    /** Gradients of {@link #groupedMatmul}: dx (R, in) = g_e·W_eᵀ per group, dW (E, in, out) = x_eᵀ·g_e (zeros for an empty group). */
+    GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, Tensor weights, Tensor groupSizes);
+
+    /**
+     * The weighted sum back in token order: out[t] = Σ_i w[t, i] · y[row of slot t·k + i], a
+     * slot that was dropped contributing nothing. y (R, d) float32 sorted rows, routingWeights
+     * (T, k) float32, permutation (R) int64 slot of each row; result (T, d).
+     */
+    Tensor combine(Tensor ySorted, Tensor routingWeights, Tensor permutation);
+
+    /**
+     * Gradients of {@link #combine}: dy (R, d) = w[slot]·g[token], and the routing weights'
+     * dw (T, k) = ⟨g[t], y[row of slot t·k + i]⟩ (0 for a dropped slot) — the router learns through it.
+     */
+    CombineGrads combineBackward(Tensor gradOut, Tensor ySorted, Tensor routingWeights, Tensor permutation);
+
+    /**
+     * {@link #permute}'s result.
+     *
+     * @param rows        (R, d) the kept slots' token rows, grouped by expert, each group in slot order
+     * @param groupSizes  (E) int64, rows per expert; R = Σ groupSizes = T·k when nothing is dropped
+     * @param offsets     (E) int64, the first row of each group (the exclusive prefix sum of the sizes)
+     * @param permutation (R) int64, the slot t·k + i each row came from
+     */
+    record Permuted(Tensor rows, Tensor groupSizes, Tensor offsets, Tensor permutation) {
+        /** The number of kept rows R. */
+        public int keptRows() { return rows.size(0); }
+    }
+
+    /** Gradients of the grouped GEMM's input (R, in) and weights (E, in, out). */
+    record GroupedGrads(Tensor dx, Tensor dWeights) {}
+
+    /** Gradients of combine's sorted rows (R, d) and routing weights (T, k). */
+    record CombineGrads(Tensor dy, Tensor dRoutingWeights) {}
+}

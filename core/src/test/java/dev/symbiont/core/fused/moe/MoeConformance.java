@@ -1,0 +1,92 @@
+package dev.symbiont.core.fused.moe;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.conformance.ConformanceBase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The moe family (permute, grouped GEMM, combine), forward and every gradient (tokens, expert
+ * weights, routing weights), against its reference: E ∈ {1, 4, 8}, k ∈ {1, 2}, odd token
+ * counts, empty experts, every token on one expert, capacity with drops, transposed weights.
+ */
+public abstract class MoeConformance extends ConformanceBase {
+
+    /** Dispatch modes in the CSV tables: 0 is dropless, otherwise the capacity per expert. */
+    private static int capacity(int c) { return c == 0 ? MoeKernels.DROPLESS : c; }
+
+    /** Each token's top-k experts by random router logits: distinct experts per token. */
+    private static Tensor routedIds(Inputs in, int tokens, int experts, int k) {
+        return in.constant(tokens, experts).topk(k, 1, true).indices();
+    }
+
+    /** A two-layer expert FFN through the family: combine(W2_e · silu(W1_e · x)) with learned routing weights. */
+    private static Tensor expertLayer(Inputs in, Tensor ids, int experts, int d, int hidden, int capacity, boolean transposedWeights) {
+        int tokens = ids.size(0), k = ids.size(1);
+        Tensor x = in.randn(tokens, d);
+        Tensor w1 = transposedWeights ? in.transposed(experts, d, hidden) : in.randn(experts, d, hidden);
+        Tensor w2 = in.randn(experts, hidden, d);
+        Tensor routing = in.uniform(0.1, 1.0, tokens, k);
+        MoeKernels.Permuted p = Moe.permute(x, ids, experts, capacity);
+        Tensor h = Moe.groupedMatmul(p.rows(), w1, p.groupSizes()).silu();
+        Tensor y = Moe.groupedMatmul(h, w2, p.groupSizes());
+        return Moe.combine(y, routing, p.permutation());
+    }
+
+    @ParameterizedTest(name = "E {0}, k {1}, T {2}, capacity {3}")
+    @CsvSource({
+            "1, 1, 13, 0",
+            "4, 1, 13, 0",
+            "4, 2, 13, 0",
+            "8, 1, 33, 0",
+            "8, 2, 33, 0",
+            "8, 2, 3, 0",
+            "8, 2, 1, 0",
+            "4, 2, 13, 4",
+            "8, 2, 33, 5",
+            "4, 1, 13, 1"})
+    void expertLayerMatchesReferenceForwardAndEveryGradient(int experts, int k, int tokens, int cap) {
+        assertMatchesReference("moe E=" + experts + " k=" + k + " T=" + tokens + " cap=" + cap,
+                in -> expertLayer(in, routedIds(in, tokens, experts, k), experts, 6, 10, capacity(cap), false),
+                matmulTolerance(10));
+    }
+
+    @Test
+    void everyTokenOnOneExpertAndEmptyExpertsMatchReference() {
+        assertMatchesReference("all on expert 2", in -> expertLayer(in, Tensor.full(2, DType.INT64, 9, 1), 4, 5, 7,
+                MoeKernels.DROPLESS, false), matmulTolerance(7));
+        assertMatchesReference("all on expert 2, capacity 4", in -> expertLayer(in, Tensor.full(2, DType.INT64, 9, 1), 4, 5, 7,
+                4, false), matmulTolerance(7));
+        assertMatchesReference("int32 ids on two experts of eight", in -> expertLayer(in,
+                Tensor.fromArray(new int[] {7, 3, 3, 7, 7, 3, 3, 7, 7, 3}, 5, 2), 8, 5, 7, MoeKernels.DROPLESS, false),
+                matmulTolerance(7));
+    }
+
+    @Test
+    void transposedExpertWeightsMatchReference() {
+        assertMatchesReference("transposed W1", in -> expertLayer(in, routedIds(in, 17, 4, 2), 4, 8, 12,
+                MoeKernels.DROPLESS, true), matmulTolerance(12));
+    }
+
+    @ParameterizedTest(name = "E {0}, k {1}, T {2}, capacity {3}")
+    @CsvSource({"4, 2, 13, 0", "8, 1, 33, 3", "8, 2, 3, 0"})
+    void permuteGivesTheReferenceRowsGroupsAndPermutation(int experts, int k, int tokens, int cap) {
+        assertMatchesReference("permute rows", in -> Moe.permute(in.randn(tokens, 5), routedIds(in, tokens, experts, k),
+                experts, capacity(cap)).rows(), EXACT);
+        assertMatchesReference("group sizes", in -> Moe.permute(in.randn(tokens, 5), routedIds(in, tokens, experts, k),
+                experts, capacity(cap)).groupSizes(), EXACT);
+        assertMatchesReference("offsets", in -> Moe.permute(in.randn(tokens, 5), routedIds(in, tokens, experts, k),
+                experts, capacity(cap)).offsets(), EXACT);
+        assertMatchesReference("permutation", in -> Moe.permute(in.randn(tokens, 5), routedIds(in, tokens, experts, k),
+                experts, capacity(cap)).permutation(), EXACT);
+    }
+
+    @Test
+    void groupedMatmulOnWideGroupsMatchesReference() {
+        // Groups bigger than a GEMM tile, one empty, with a non-contiguous input.
+        assertMatchesReference("grouped 300 rows", in -> Moe.groupedMatmul(in.transposed(300, 40), in.randn(3, 40, 70),
+                Tensor.fromArray(new long[] {130, 0, 170})), matmulTolerance(40));
+    }
+}

@@ -1,0 +1,149 @@
+package dev.symbiont.core.fused.moe;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradCheck;
+import dev.symbiont.core.fused.Families;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.Locale;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The moe family's reference ({@link ReferenceMoe}) against the per-token loop written out in
+ * double — each token through each of its experts, weighted — its gradients against finite
+ * differences, capacity's drops, and its errors.
+ */
+class MoeTest {
+    private final Generator gen = new Generator(5);
+
+    /** out[t] = Σ_i w[t,i] · x[t]·W[e(t,i)], skipping the slots beyond an expert's capacity in slot order. */
+    private static float[] perTokenLoop(float[] x, long[] ids, float[] routing, float[] w, int tokens, int k,
+                                        int experts, int in, int out, int capacity) {
+        float[] result = new float[tokens * out];
+        int[] taken = new int[experts];
+        for (int t = 0; t < tokens; t++) {
+            for (int i = 0; i < k; i++) {
+                int e = (int) ids[t * k + i];
+                if (taken[e]++ >= capacity) continue; // dropped: the token keeps only its residual
+                for (int o = 0; o < out; o++) {
+                    double acc = 0;
+                    for (int p = 0; p < in; p++) acc += (double) x[t * in + p] * w[(e * in + p) * out + o];
+                    result[t * out + o] += (float) (routing[t * k + i] * acc);
+                }
+            }
+        }
+        return result;
+    }
+
+    private static Tensor layer(Tensor x, Tensor ids, Tensor routing, Tensor w, int capacity) {
+        MoeKernels.Permuted p = Moe.permute(x, ids, w.size(0), capacity);
+        return Moe.combine(Moe.groupedMatmul(p.rows(), w, p.groupSizes()), routing, p.permutation());
+    }
+
+    @Test
+    void referenceEqualsThePerTokenLoopDroplessAndWithCapacity() {
+        int tokens = 11, k = 2, experts = 4, in = 5, out = 3;
+        Tensor x = Tensor.randn(gen, tokens, in), w = Tensor.randn(gen, experts, in, out);
+        Tensor routing = Tensor.rand(gen, tokens, k);
+        Tensor ids = Tensor.randn(gen, tokens, experts).topk(k, 1, true).indices();
+        for (int capacity : new int[] {MoeKernels.DROPLESS, 6, 3, 1}) {
+            float[] expected = perTokenLoop(x.toFloatArray(), ids.toLongArray(), routing.toFloatArray(), w.toFloatArray(),
+                    tokens, k, experts, in, out, capacity);
+            float[] actual = layer(x, ids, routing, w, capacity).toFloatArray();
+            for (int j = 0; j < expected.length; j++) {
+                assertEquals(expected[j], actual[j], 1e-4, "capacity " + capacity + ", element " + j);
+            }
+        }
+    }
+
+    @Test
+    void permuteSortsStablyByExpertAndCapacityDropsTheLatestSlots() {
+        // Slots 0..7 of 4 tokens × 2 choices go to experts 1,0 | 1,2 | 0,1 | 1,0.
+        Tensor ids = Tensor.fromArray(new long[] {1, 0, 1, 2, 0, 1, 1, 0}, 4, 2);
+        Tensor x = Tensor.arange(0, 4, 1, DType.FLOAT32).unsqueeze(1);
+        MoeKernels.Permuted all = Moe.permute(x, ids, 3, MoeKernels.DROPLESS);
+        assertArrayEquals(new long[] {1, 4, 7, 0, 2, 5, 6, 3}, all.permutation().toLongArray());
+        assertArrayEquals(new long[] {3, 4, 1}, all.groupSizes().toLongArray());
+        assertArrayEquals(new long[] {0, 3, 7}, all.offsets().toLongArray());
+        assertArrayEquals(new float[] {0, 2, 3, 0, 1, 2, 3, 1}, all.rows().toFloatArray());
+        // Capacity 2: expert 0 keeps slots 1, 4 (drops 7); expert 1 keeps 0, 2 (drops 5, 6).
+        MoeKernels.Permuted cut = Moe.permute(x, ids, 3, 2);
+        assertArrayEquals(new long[] {1, 4, 0, 2, 3}, cut.permutation().toLongArray());
+        assertArrayEquals(new long[] {2, 2, 1}, cut.groupSizes().toLongArray());
+        assertArrayEquals(new long[] {0, 2, 4}, cut.offsets().toLongArray());
+    }
+
+    @Test
+    void gradientsOfTokensExpertWeightsAndRoutingWeightsMatchFiniteDifferences() {
+        Tensor ids = Tensor.fromArray(new long[] {0, 2, 1, 2, 2, 0, 1, 0, 2, 1}, 5, 2);
+        for (int capacity : new int[] {MoeKernels.DROPLESS, 3}) {
+            GradCheck.check("moe layer, capacity " + capacity, in -> layer(in.get(0), ids, in.get(1), in.get(2), capacity),
+                    GradCheck.randn(gen, 1, 5, 3), GradCheck.uniform(gen, 0.2, 1, 5, 2), GradCheck.randn(gen, 1, 3, 3, 4));
+        }
+    }
+
+    @Test
+    void theMoeFamilyIsListedAndRunsTheReferenceOnABackendWithoutKernels() {
+        assertTrue(Families.all().contains(MoeKernels.FAMILY));
+        assertEquals(MoeKernels.FAMILY, Families.named("moe"));
+    }
+
+    // ---- bad input -------------------------------------------------------------------------------
+
+    private static void throwsMentioning(Class<? extends Throwable> type, Executable body, String... fragments) {
+        Throwable e = assertThrows(type, body);
+        String msg = e.getMessage().toLowerCase(Locale.ROOT);
+        for (String f : fragments) assertTrue(msg.contains(f.toLowerCase(Locale.ROOT)), "'" + e.getMessage() + "' does not mention '" + f + "'");
+    }
+
+    @Test
+    void expertIdsOutOfRangeOrOfTheWrongDtypeNameTheOpAndTheId() {
+        Tensor x = Tensor.randn(gen, 3, 4);
+        throwsMentioning(IndexOutOfBoundsException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new long[] {0, 1, 9}, 3, 1), 4, MoeKernels.DROPLESS), "moe_permute", "9");
+        throwsMentioning(IndexOutOfBoundsException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new int[] {-1, 1, 2}, 3, 1), 4, MoeKernels.DROPLESS), "moe_permute", "-1");
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.permute(x, Tensor.zeros(3, 1), 4, MoeKernels.DROPLESS), "moe_permute", "expertIds", "float32");
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new long[] {0, 1}, 2, 1), 4, MoeKernels.DROPLESS), "moe_permute", "[2, 1]", "[3, 4]");
+    }
+
+    @Test
+    void topKOutOfRangeAndBadCapacityAreRejected() {
+        Tensor x = Tensor.randn(gen, 2, 4);
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new long[] {0, 1, 2, 0, 1, 2}, 2, 3), 2, MoeKernels.DROPLESS), "top-k", "3", "2 experts");
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new long[0], 2, 0), 2, MoeKernels.DROPLESS), "top-k", "0");
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.permute(x, Tensor.fromArray(new long[] {0, 1}, 2, 1), 2, 0), "moe_permute", "capacity");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.capacity(0, 2, 10, 4), "capacity factor", "0");
+        assertEquals(7, Moe.capacity(1.25, 2, 10, 4)); // ceil(1.25 · 2 · 10 / 4) = ceil(6.25)
+    }
+
+    @Test
+    void inconsistentExpertWeightsAndGroupSizesAreRejected() {
+        Tensor x = Tensor.randn(gen, 5, 4);
+        Tensor sizes = Tensor.fromArray(new long[] {2, 3});
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, Tensor.randn(gen, 2, 3, 6), sizes),
+                "grouped_matmul", "[5, 4]", "[2, 3, 6]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, Tensor.randn(gen, 3, 4, 6), sizes),
+                "grouped_matmul", "2 group sizes", "3 experts");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, Tensor.randn(gen, 4, 6), sizes),
+                "grouped_matmul", "weights", "3-d");
+        throwsMentioning(IllegalArgumentException.class,
+                () -> Moe.groupedMatmul(x, Tensor.randn(gen, 2, 4, 6), Tensor.fromArray(new long[] {2, 2})), "grouped_matmul", "sum to 4", "5 rows");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.combine(Tensor.randn(gen, 7, 3), Tensor.rand(gen, 3, 2),
+                Tensor.fromArray(new long[] {0, 1, 2, 3, 4, 5, 0})), "moe_combine", "[7, 3]", "[3, 2]");
+        throwsMentioning(IndexOutOfBoundsException.class, () -> Moe.combine(Tensor.randn(gen, 2, 3), Tensor.rand(gen, 2, 1),
+                Tensor.fromArray(new long[] {0, 5})), "moe_combine", "5");
+    }
+}

@@ -1,0 +1,121 @@
+package dev.symbiont.nn.moe;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.moe.Moe;
+import dev.symbiont.core.fused.moe.MoeKernels;
+import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.ModuleList;
+import dev.symbiont.nn.block.ChannelMixer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * A sparse mixture-of-experts feed-forward layer (Shazeer et al. 2017; Mixtral, Jiang et al. 2024, eq. 1-2):
+ * <pre>
+ *   (g, e) = TopKRouter(x)                         k experts and weights per token
+ *   y_t    = Σ_{i &lt; k} g_ti · SwiGLU_{e_ti}(x_t)    SwiGLU_e(x) = W2_e(SiLU(W1_e x) ⊙ W3_e x)
+ *          + Σ_s SharedSwiGLU_s(x_t)                shared experts, if any (Qwen-MoE; DeepSeekMoE, Dai et al. 2024, eq. 9)
+ * </pre>
+ * computed as the moe family's three ops: {@link Moe#permute} groups the token slots by expert,
+ * each weight W1, W3, W2 runs as one {@link Moe#groupedMatmul} over all experts, and
+ * {@link Moe#combine} sums the weighted rows back in token order. With a capacity, a slot beyond
+ * its expert's capacity is dropped: the token gets nothing from that expert (the residual carries it).
+ *
+ * <p>State-dict keys are Mixtral's under the block key {@code block_sparse_moe}:
+ * {@code gate.weight} (E, d) and {@code experts.{e}.w1.weight} (hidden, d), {@code .w2.weight}
+ * (d, hidden), {@code .w3.weight} (hidden, d); shared experts, which Mixtral has none of, are
+ * {@code shared_experts.{s}.w1.weight} and so on.
+ *
+ * <p>Each training forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}.
+ */
+public final class MoeFeedForward extends ChannelMixer {
+    private final MoeConfig config;
+    private final TopKRouter gate;
+    private final ModuleList<SwiGluExpert> experts;
+    private final ModuleList<SwiGluExpert> sharedExperts;
+    private Aux lastAux;
+
+    public MoeFeedForward(MoeConfig c, Generator g) {
+        this.config = c;
+        this.gate = module("gate", new TopKRouter(c.dModel(), c.experts(), c.topK(), c.renormalize(), c.jitter(), g));
+        List<SwiGluExpert> list = new ArrayList<>();
+        for (int e = 0; e < c.experts(); e++) list.add(new SwiGluExpert(c.dModel(), c.hidden(), g));
+        this.experts = module("experts", new ModuleList<>(list));
+        List<SwiGluExpert> shared = new ArrayList<>();
+        for (int s = 0; s < c.shared(); s++) shared.add(new SwiGluExpert(c.dModel(), c.hidden(), g));
+        this.sharedExperts = shared.isEmpty() ? null : module("shared_experts", new ModuleList<>(shared));
+    }
+
+    /**
+     * The auxiliary losses (scalars with autograd history to the router) and routing statistics of one forward.
+     *
+     * @param loadBalancing   Switch's E · Σ f_i · P_i ({@link RouterLosses#loadBalancing})
+     * @param zLoss           ST-MoE's mean logsumexp² of the router logits
+     * @param expertLoad      (E) the fraction of routed slots each expert was given, before capacity drops
+     * @param droppedFraction the fraction of the T·k slots that capacity dropped (0 when dropless)
+     */
+    public record Aux(Tensor loadBalancing, Tensor zLoss, Tensor expertLoad, double droppedFraction) {}
+
+    /** x: (..., dModel) → (..., dModel), each token through its k experts. */
+    @Override
+    public Tensor forward(Tensor x) {
+        int[] shape = x.shape();
+        int d = config.dModel(), tokens = x.numel() / d, k = config.topK(), e = config.experts();
+        Tensor flat = x.reshape(tokens, d);
+        TopKRouter.Routing r = gate.route(flat);
+        MoeKernels.Permuted p = Moe.permute(flat, r.expertIds(), e, config.dispatch().capacity(tokens, k, e));
+        Tensor sizes = p.groupSizes();
+        // Linear weights (E, out, in) seen as (E, in, out): the transposes are strides, not copies.
+        Tensor h = Moe.groupedMatmul(p.rows(), stacked(ex -> ex.w1), sizes).silu()
+                .mul(Moe.groupedMatmul(p.rows(), stacked(ex -> ex.w3), sizes));
+        Tensor y = Moe.combine(Moe.groupedMatmul(h, stacked(ex -> ex.w2), sizes), r.weights(), p.permutation());
+        lastAux = new Aux(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits()),
+                RouterLosses.expertLoad(r.expertIds(), e), tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k));
+        if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
+        return y.reshape(shape);
+    }
+
+    /** One projection of every expert as (E, in, out): the stacked (E, out, in) Linear weights, transposed. */
+    private Tensor stacked(Function<SwiGluExpert, Linear> projection) {
+        List<Tensor> ws = new ArrayList<>(experts.size());
+        for (SwiGluExpert ex : experts) ws.add(projection.apply(ex).weight().value());
+        return Tensor.stack(ws, 0).transpose(1, 2);
+    }
+
+    /** The losses and statistics of the last forward, or null before the first. */
+    public Aux lastAux() { return lastAux; }
+
+    public MoeConfig config() { return config; }
+
+    public TopKRouter gate() { return gate; }
+
+    /** Expert e, for the per-token twin and for inspection. */
+    public SwiGluExpert expert(int e) { return experts.get(e); }
+
+    /** Shared expert s (of {@link MoeConfig#shared()}). */
+    public SwiGluExpert sharedExpert(int s) {
+        if (sharedExperts == null) throw new IndexOutOfBoundsException("MoeFeedForward: no shared experts");
+        return sharedExperts.get(s);
+    }
+
+    @Override
+    public String blockKey() { return "block_sparse_moe"; }
+
+    /** Every expert's w2, the shared ones' included. */
+    @Override
+    public List<Linear> residualProjections() {
+        List<Linear> out = new ArrayList<>();
+        for (SwiGluExpert ex : experts) out.add(ex.w2);
+        if (sharedExperts != null) for (SwiGluExpert ex : sharedExperts) out.add(ex.w2);
+        return out;
+    }
+
+    @Override
+    protected String extraRepr() {
+        return "experts=" + config.experts() + ", k=" + config.topK() + ", hidden=" + config.hidden() + ", " + config.dispatch()
+                + (config.shared() > 0 ? ", shared=" + config.shared() : "");
+    }
+}
