@@ -11,10 +11,12 @@ import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
 import dev.symbiont.cpu.fused.CpuNorm;
+import dev.symbiont.cpu.fused.CpuScan;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
@@ -29,12 +31,13 @@ import java.util.Map;
 
 /**
  * The pure-Java CPU backend: the {@link ReferenceBackend} with its hot primitives replaced and
- * kernels of its own for three fused families. matmul goes through a {@link Gemm} (Vector API
+ * kernels of its own for four fused families. matmul goes through a {@link Gemm} (Vector API
  * or EJML); unary, binary and reduce run on Vector-API kernels ({@code dev.symbiont.cpu.kernels})
  * spread over the shared {@link CpuThreads#pool()} when the work is large. The fused families
  * live in {@code dev.symbiont.cpu.fused}: {@link CpuNorm} (softmax, layer and RMS norm on row
  * kernels), {@link CpuActivation} (GELU/SiLU gradients in one pass) and {@link CpuAttention}
- * (tiled FlashAttention that never allocates the sq×sk scores).
+ * (tiled FlashAttention that never allocates the sq×sk scores) and {@link CpuScan} (linear and
+ * selective scans that never allocate anything of size L·N).
  *
  * <p>Each fast kernel takes its fast path only for the layouts it is built for (contiguous
  * operands, a bias or row statistic broadcast with stride 0, reductions over trailing or
@@ -42,8 +45,8 @@ import java.util.Map;
  * {@link Fallbacks} so that a silently scalar path shows in a profile. Without the
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
  * Vector kernels are never loaded: elementwise, reductions and the norm and activation
- * families are the reference, matmul is EJML, and attention keeps its tiled kernels on their
- * scalar inner loops. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * families are the reference, matmul is EJML, attention keeps its tiled kernels on their
+ * scalar inner loops, and the scans (scalar Java) are unchanged. Data movement (contiguous, copyInto, download, cast) always runs on the
  * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {
@@ -80,11 +83,13 @@ public class CpuBackend extends ReferenceBackend {
         this.vector = vector;
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
-                         AttentionKernels.FAMILY, new CpuAttention(this, true))
-                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false));
+                         AttentionKernels.FAMILY, new CpuAttention(this, true),
+                         ScanKernels.FAMILY, new CpuScan(this))
+                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
+                         ScanKernels.FAMILY, new CpuScan(this));
     }
 
-    /** The norm, activation and attention kernels; without the vector kernels, attention only (on scalar tiles). */
+    /** The norm, activation, attention and scan kernels; without the vector kernels, attention (on scalar tiles) and scan. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

@@ -8,6 +8,7 @@ import dev.symbiont.core.fused.Families;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.profile.Profiler;
 import dev.symbiont.cpu.fused.CpuAttention;
 import dev.symbiont.cpu.fused.CpuNorm;
@@ -30,7 +31,8 @@ class CpuFallbackTest {
         assertEquals(Families.all(), Families.implementedBy(cpu));
         assertInstanceOf(CpuNorm.class, cpu.fused(NormKernels.FAMILY));
         CpuBackend scalar = new CpuBackend(GemmPath.EJML, false);
-        assertEquals(List.of(AttentionKernels.FAMILY), Families.implementedBy(scalar), "scalar tiles keep FlashAttention's memory");
+        assertEquals(List.of(AttentionKernels.FAMILY, ScanKernels.FAMILY), Families.implementedBy(scalar),
+                "scalar tiles keep FlashAttention's memory, and the scans are scalar anyway");
         assertInstanceOf(CpuAttention.class, scalar.fused(AttentionKernels.FAMILY));
     }
 

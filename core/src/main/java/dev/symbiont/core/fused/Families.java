@@ -4,6 +4,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 
 import java.util.List;
 
@@ -13,7 +14,8 @@ public final class Families {
 
     /** All families, in the order the docs list them. */
     public static List<Family<?>> all() {
-        return List.of(NormKernels.FAMILY, ActivationKernels.FAMILY, AttentionKernels.FAMILY);
+        return List.of(NormKernels.FAMILY, ActivationKernels.FAMILY, AttentionKernels.FAMILY,
+                ScanKernels.FAMILY);
     }
 
     /** The families {@code backend} implements with kernels of its own. */

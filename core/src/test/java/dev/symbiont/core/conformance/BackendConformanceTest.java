@@ -4,6 +4,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
+import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -58,6 +59,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class AttentionFamily extends AttentionConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ScanFamily extends ScanConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
