@@ -10,6 +10,7 @@ import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.fused.scan.Scans;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
 import dev.symbiont.cpu.kernels.SelectiveScan;
+import dev.symbiont.cpu.kernels.TreeScans;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -151,6 +152,26 @@ class CpuScanTest {
         LinearRecurrence.sequential(dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), seq);
         LinearRecurrence.chunked(dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), chunked, chunks);
         assertClose("chunked vs sequential", seq, chunked);
+    }
+
+    @ParameterizedTest(name = "({0}, {1}, {2})")
+    @CsvSource({"1, 1, 1", "1, 2, 1", "2, 7, 3", "1, 64, 1", "3, 100, 2", "1, 1000, 4"})
+    void treeScansEqualTheSequentialOneAndSpendWhatTheirAlgorithmsPromise(int outer, int len, int inner) {
+        var dims = new LinearRecurrence.Dims(outer, len, inner, false);
+        float[] a = Differential.random(3, outer * len * inner, 1f), x = Differential.random(4, outer * len * inner, 1f);
+        var ra = new LinearRecurrence.Run(a, 0);
+        var rx = new LinearRecurrence.Run(x, 0);
+        float[] seq = new float[a.length], hs = new float[a.length], bl = new float[a.length];
+        LinearRecurrence.sequential(dims, ra, rx, seq);
+        TreeScans.Cost hillis = TreeScans.hillisSteele(dims, ra, rx, hs);
+        TreeScans.Cost blelloch = TreeScans.blelloch(dims, ra, rx, bl);
+        assertClose("Hillis–Steele vs sequential", seq, hs);
+        assertClose("Blelloch vs sequential", seq, bl);
+        int log = len <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(len - 1);       // ⌈log₂ len⌉
+        assertEquals(log, hillis.steps(), "Hillis–Steele rounds");
+        assertTrue(hillis.combines() <= (long) len * log, "Hillis–Steele work " + hillis.combines());
+        assertEquals(2L * log + 1, blelloch.steps(), "Blelloch rounds (up, down, and the final combine)");
+        assertTrue(blelloch.combines() <= 3L * (1L << log), "Blelloch work " + blelloch.combines() + " is O(n)");
     }
 
     private static void assertClose(String what, float[] e, float[] a) {
