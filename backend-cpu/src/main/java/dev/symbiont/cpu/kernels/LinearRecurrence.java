@@ -9,8 +9,8 @@ import dev.symbiont.cpu.CpuThreads;
  *
  * <ul>
  *   <li>{@link #sequential}: each column (outer, inner) walked once along len, the inner
- *       dimension innermost so a row of columns runs as one loop; parallel over outer and
- *       blocks of inner. Work n, depth len.</li>
+ *       dimension innermost so a row of columns runs as one loop; parallel over outer and as
+ *       few blocks of inner as fill the cores. Work n, depth len.</li>
  *   <li>{@link #chunked}: len cut into chunks scanned independently (carry-in 0) together with
  *       each chunk's coefficient product, the chunk carries combined in order under
  *       (a₁, b₁)∘(a₀, b₀) = (a₁a₀, a₁b₀ + b₁), then each chunk fixed up with its carry: about
@@ -21,7 +21,7 @@ import dev.symbiont.cpu.CpuThreads;
 public final class LinearRecurrence {
     private LinearRecurrence() {}
 
-    /** Columns of inner one task walks together. */
+    /** The narrowest block of inner columns one task walks together. */
     private static final int INNER_BLOCK = 64;
     /** Below this length the chunked kernel's second pass does not pay. */
     private static final int MIN_CHUNKED_LENGTH = 1024;
@@ -43,11 +43,14 @@ public final class LinearRecurrence {
 
     /** The recurrence column by column, each walked once along len. */
     public static void sequential(Dims d, Run a, Run x, float[] h) {
-        int blocksPerRow = ceilDiv(d.inner(), INNER_BLOCK);
-        int grain = Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, d.len() * Math.min(d.inner(), INNER_BLOCK)));
+        // As few column blocks per row as fill the cores: a wide block streams whole rows.
+        int wanted = ceilDiv(2 * CpuThreads.parallelism(), Math.max(1, d.outer()));
+        int blocksPerRow = Math.max(1, Math.min(wanted, ceilDiv(d.inner(), INNER_BLOCK)));
+        int block = ceilDiv(d.inner(), blocksPerRow);
+        int grain = Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, d.len() * block));
         Parallel.forRange(d.outer() * blocksPerRow, grain, (from, to) -> {
             for (int item = from; item < to; item++) {
-                int o = item / blocksPerRow, i0 = (item % blocksPerRow) * INNER_BLOCK, i1 = Math.min(d.inner(), i0 + INNER_BLOCK);
+                int o = item / blocksPerRow, i0 = (item % blocksPerRow) * block, i1 = Math.min(d.inner(), i0 + block);
                 walk(d, a, x, h, o, i0, i1, 0, d.len());
             }
         });
