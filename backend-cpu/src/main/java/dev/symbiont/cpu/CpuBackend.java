@@ -46,7 +46,7 @@ import java.util.Map;
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
  * Vector kernels are never loaded: elementwise, reductions and the norm and activation
  * families are the reference, matmul is EJML, attention keeps its tiled kernels on their
- * scalar inner loops, and the scans (scalar Java) are unchanged. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * scalar inner loops, and the scans run their exp in plain Java. Data movement (contiguous, copyInto, download, cast) always runs on the
  * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {
@@ -84,9 +84,9 @@ public class CpuBackend extends ReferenceBackend {
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
-                         ScanKernels.FAMILY, new CpuScan(this))
+                         ScanKernels.FAMILY, new CpuScan(this, true))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
-                         ScanKernels.FAMILY, new CpuScan(this));
+                         ScanKernels.FAMILY, new CpuScan(this, false));
     }
 
     /** The norm, activation, attention and scan kernels; without the vector kernels, attention (on scalar tiles) and scan. */

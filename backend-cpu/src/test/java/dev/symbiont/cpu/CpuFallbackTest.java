@@ -32,7 +32,7 @@ class CpuFallbackTest {
         assertInstanceOf(CpuNorm.class, cpu.fused(NormKernels.FAMILY));
         CpuBackend scalar = new CpuBackend(GemmPath.EJML, false);
         assertEquals(List.of(AttentionKernels.FAMILY, ScanKernels.FAMILY), Families.implementedBy(scalar),
-                "scalar tiles keep FlashAttention's memory, and the scans are scalar anyway");
+                "scalar tiles keep FlashAttention's memory, and the scans keep theirs on a plain-Java exp");
         assertInstanceOf(CpuAttention.class, scalar.fused(AttentionKernels.FAMILY));
     }
 

@@ -8,6 +8,7 @@ import dev.symbiont.core.backend.MemoryTracker;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.fused.scan.Scans;
+import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
 import dev.symbiont.cpu.kernels.SelectiveScan;
 import dev.symbiont.cpu.kernels.TreeScans;
@@ -28,19 +29,21 @@ import static org.junit.jupiter.api.Assertions.fail;
  * eight gradients, and the sequential and chunked linear scans forward and backward, within
  * 1e-4 — over L of 1, L on and off the checkpoint chunk, N ∈ {1, 4, 16}, with and without z, D,
  * deltaBias and softplus, grouped B/C and non-contiguous operands. And the point of it all:
- * peak memory.
+ * peak memory. The selective scan runs with ΔA's exp on the Vector API and on its scalar twin.
  */
 class CpuScanTest {
     private static final double MAX_ABS_ERROR = 1e-4;
     private static final CpuBackend CPU = new CpuBackend();
+    /** Without the vector kernels: ΔA's exp on the scalar twin. */
+    private static final CpuBackend SCALAR = new CpuBackend(GemmPath.EJML, false);
 
     /** One selective-scan case; groups 0 means 3-D B and C. */
     private record Case(int batch, int channels, int len, int n, int groups, boolean z, boolean d, boolean bias,
                         boolean softplus, boolean views) {}
 
     /** Output, last state, and the gradient of each present input, in argument order. */
-    private static List<float[]> selective(Case c) {
-        try (var scope = Backends.use(CPU)) {
+    private static List<float[]> selective(Case c, CpuBackend backend) {
+        try (var scope = Backends.use(backend)) {
             Generator g = new Generator(c.len() * 131L + c.n() * 17L + c.channels());
             int[] bc = c.groups() == 0 ? new int[] {c.batch(), c.n(), c.len()} : new int[] {c.batch(), c.groups(), c.n(), c.len()};
             List<Tensor> leaves = new ArrayList<>();
@@ -94,7 +97,7 @@ class CpuScanTest {
 
     private static List<float[]> reference(Case c) {
         try (Scope forced = FusedKernels.forceReference(ScanKernels.FAMILY)) {
-            return selective(c);
+            return selective(c, CPU);
         }
     }
 
@@ -111,7 +114,9 @@ class CpuScanTest {
     void fusedSelectiveScanMatchesTheReference(int batch, int channels, int len, int n, int groups, boolean z, boolean d,
                                                boolean bias, boolean softplus, boolean views) {
         Case c = new Case(batch, channels, len, n, groups, z, d, bias, softplus, views);
-        assertMatches(c.toString(), reference(c), selective(c));
+        List<float[]> expected = reference(c);
+        assertMatches(c + " (vector)", expected, selective(c, CPU));
+        assertMatches(c + " (scalar)", expected, selective(c, SCALAR));
     }
 
     // ---- linear scans --------------------------------------------------------------------------

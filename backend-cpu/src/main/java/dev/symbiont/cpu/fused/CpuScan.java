@@ -6,6 +6,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
+import dev.symbiont.cpu.kernels.ScanMath;
 import dev.symbiont.cpu.kernels.SelectiveScan;
 
 /**
@@ -14,16 +15,19 @@ import dev.symbiont.cpu.kernels.SelectiveScan;
  * pass over L per (batch, channel) with per-chunk checkpoints for the backward
  * ({@link SelectiveScan}), so neither direction allocates anything of size L·N. Operands are
  * read in place through their strides; only a linear scan's non-contiguous operands are
- * copied. Scalar Java: the loops are short enough for the JIT, and the scan's cost is its
- * dependency chain, not its arithmetic.
+ * copied. ΔA's exp runs on the Vector API across the N states when the backend's vector
+ * kernels are on, else in plain Java; the rest is scalar.
  */
 public final class CpuScan implements ScanKernels {
     private static final String LINEAR = "linear_scan";
     private static final String SELECTIVE = "selective_scan";
     private final CpuTensors io;
+    private final ScanMath math;
 
-    public CpuScan(Backend backend) {
+    /** @param vector whether ΔA's exp runs on the Vector API (else the scalar twin) */
+    public CpuScan(Backend backend, boolean vector) {
         this.io = new CpuTensors(backend);
+        this.math = ScanMath.of(vector);
     }
 
     @Override
@@ -87,10 +91,10 @@ public final class CpuScan implements ScanKernels {
                 dBias == null ? null : Tensor.of(dBias, p.channels()));
     }
 
-    private static SelectiveScan.Problem problem(String op, SelectiveScanArgs s) {
+    private SelectiveScan.Problem problem(String op, SelectiveScanArgs s) {
         return new SelectiveScan.Problem(s.batch(), s.channels(), s.length(), s.states(), s.groups(),
                 strided(op, s.u()), strided(op, s.delta()), strided(op, s.A()), strided(op, s.B()), strided(op, s.C()),
-                strided(op, s.D()), strided(op, s.z()), strided(op, s.deltaBias()), s.deltaSoftplus());
+                strided(op, s.D()), strided(op, s.z()), strided(op, s.deltaBias()), s.deltaSoftplus(), math);
     }
 
     /** (outer, len, inner) around {@code dim} of a's shape. */
@@ -126,5 +130,5 @@ public final class CpuScan implements ScanKernels {
     private static float[] data(HeapStorage s) { return s == null ? null : s.floats(); }
 
     @Override
-    public String toString() { return "CpuScan"; }
+    public String toString() { return "CpuScan(" + math + ")"; }
 }

@@ -13,7 +13,8 @@ package dev.symbiont.cpu.kernels;
  * channels of a group, and those of A, D and deltaBias over the batch: each parallel task
  * accumulates into its own slice, reduced at the end, so results do not depend on timing.
  *
- * <p>Operands are read in place through their strides (see {@link Strided}).
+ * <p>Operands are read in place through their strides (see {@link Strided}). ΔA's exp runs
+ * on {@link ScanMath}: the Vector API across the N states, or its scalar twin.
  */
 public final class SelectiveScan {
     private SelectiveScan() {}
@@ -30,7 +31,7 @@ public final class SelectiveScan {
      * (batch, groups, n, len); D and bias (channels) — D, z and bias may be null.
      */
     public record Problem(int batch, int channels, int len, int n, int groups, Strided u, Strided delta, Strided a,
-                          Strided b, Strided c, Strided d, Strided z, Strided bias, boolean softplus) {
+                          Strided b, Strided c, Strided d, Strided z, Strided bias, boolean softplus, ScanMath math) {
         public int chunks() { return (len + CHUNK - 1) / CHUNK; }
         int items() { return batch * channels; }
         int grain() { return Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, len * n)); }
@@ -42,7 +43,7 @@ public final class SelectiveScan {
      */
     public static void forward(Problem p, float[] out, float[] checkpoints, float[] last) {
         Parallel.forRange(p.items(), p.grain(), (from, to) -> {
-            float[] h = new float[p.n()], aRow = new float[p.n()];
+            float[] h = new float[p.n()], aRow = new float[p.n()], decay = new float[p.n()];
             for (int item = from; item < to; item++) {
                 int bb = item / p.channels(), k = item % p.channels();
                 java.util.Arrays.fill(h, 0f);
@@ -52,8 +53,9 @@ public final class SelectiveScan {
                     if (l % CHUNK == 0) System.arraycopy(h, 0, checkpoints, (item * p.chunks() + l / CHUNK) * p.n(), p.n());
                     float dt = dt(p, ch, l), uv = at(p.u(), ch.u, l, p.u().s2()), y = 0;
                     int bl = ch.b + l * p.b().s3(), cl = ch.c + l * p.c().s3();
+                    p.math().decay(dt, aRow, decay, p.n());
                     for (int s = 0; s < p.n(); s++) {
-                        h[s] = (float) Math.exp(dt * aRow[s]) * h[s] + dt * p.b().data()[bl + s * p.b().s2()] * uv;
+                        h[s] = decay[s] * h[s] + dt * p.b().data()[bl + s * p.b().s2()] * uv;
                         y += h[s] * p.c().data()[cl + s * p.c().s2()];
                     }
                     float o = y + ch.skip * uv;
@@ -100,15 +102,15 @@ public final class SelectiveScan {
     }
 
     /** One task's scratch: a chunk of states and steps, the adjoint carry and a row of A. */
-    private record Scratch(float[] hs, float[] dts, float[] dh, float[] aRow) {
-        Scratch(int n) { this(new float[CHUNK * n], new float[CHUNK], new float[n], new float[n]); }
+    private record Scratch(float[] hs, float[] dts, float[] dh, float[] aRow, float[] decay) {
+        Scratch(int n) { this(new float[CHUNK * n], new float[CHUNK], new float[n], new float[n], new float[n]); }
     }
 
     /** The backward of one (batch, channel): the chunks from last to first, each recomputed from its checkpoint. */
     private static void backwardItem(Problem p, Strided gradOut, float[] checkpoints, float[] partB, float[] partC,
                                      int slice, float[] perItem, Grads g, int item, Scratch scratch) {
         int n = p.n(), bb = item / p.channels(), k = item % p.channels();
-        float[] hs = scratch.hs(), dts = scratch.dts(), dh = scratch.dh(), aRow = scratch.aRow();
+        float[] hs = scratch.hs(), dts = scratch.dts(), dh = scratch.dh(), aRow = scratch.aRow(), decays = scratch.decay();
         row(p.a(), k, aRow);
         Channel ch = new Channel(p, bb, k);
         int gBase = gradOut.offset() + bb * gradOut.s0() + k * gradOut.s1();
@@ -118,7 +120,7 @@ public final class SelectiveScan {
         for (int chunk = p.chunks() - 1; chunk >= 0; chunk--) {
             int l0 = chunk * CHUNK, l1 = Math.min(p.len(), l0 + CHUNK);
             int ckpt = (item * p.chunks() + chunk) * n;
-            recompute(p, ch, aRow, checkpoints, ckpt, l0, l1, hs, dts);
+            recompute(p, ch, aRow, checkpoints, ckpt, l0, l1, hs, dts, decays);
             for (int l = l1 - 1; l >= l0; l--) {
                 int j = l - l0, i = item * p.len() + l, bl = ch.b + l * p.b().s3(), cl = ch.c + l * p.c().s3();
                 float dt = dts[j], uv = at(p.u(), ch.u, l, p.u().s2()), go = at(gradOut, gBase, l, gradOut.s2());
@@ -132,11 +134,12 @@ public final class SelectiveScan {
                 }
                 dSkip += gy * uv;
                 float du = gy * ch.skip, ddt = 0;
+                p.math().decay(dt, aRow, decays, n);
                 for (int s = 0; s < n; s++) {
                     float bv = p.b().data()[bl + s * p.b().s2()], cv = p.c().data()[cl + s * p.c().s2()];
                     float h = hs[j * n + s], hPrev = j > 0 ? hs[(j - 1) * n + s] : checkpoints[ckpt + s];
                     float gh = dh[s] + gy * cv;                   // adjoint of h_l
-                    float decay = (float) Math.exp(dt * aRow[s]);
+                    float decay = decays[s];
                     float dExponent = gh * hPrev * decay;         // through ΔA = exp(dt·A)
                     perItem[item * (n + 2) + s] += dExponent * dt;
                     ddt += dExponent * aRow[s] + gh * bv * uv;    // and through ΔB·u = dt·B·u
@@ -157,15 +160,16 @@ public final class SelectiveScan {
 
     /** The states h_l for l in [l0, l1) into hs (and dt_l into dts), from the checkpoint at the chunk's start. */
     private static void recompute(Problem p, Channel ch, float[] aRow, float[] checkpoints, int ckpt, int l0, int l1,
-                                  float[] hs, float[] dts) {
+                                  float[] hs, float[] dts, float[] decay) {
         int n = p.n();
         for (int l = l0; l < l1; l++) {
             int j = l - l0, bl = ch.b + l * p.b().s3();
             float dt = dt(p, ch, l), uv = at(p.u(), ch.u, l, p.u().s2());
             dts[j] = dt;
+            p.math().decay(dt, aRow, decay, n);
             for (int s = 0; s < n; s++) {
                 float prev = j > 0 ? hs[(j - 1) * n + s] : checkpoints[ckpt + s];
-                hs[j * n + s] = (float) Math.exp(dt * aRow[s]) * prev + dt * p.b().data()[bl + s * p.b().s2()] * uv;
+                hs[j * n + s] = decay[s] * prev + dt * p.b().data()[bl + s * p.b().s2()] * uv;
             }
         }
     }
