@@ -13,11 +13,13 @@ import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
 import dev.symbiont.cpu.fused.CpuMoe;
 import dev.symbiont.cpu.fused.CpuNorm;
+import dev.symbiont.cpu.fused.CpuScan;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.BatchedMatmul;
@@ -38,7 +40,8 @@ import java.util.Map;
  * spread over the shared {@link CpuThreads#pool()} when the work is large. The fused families
  * live in {@code dev.symbiont.cpu.fused}: {@link CpuNorm} (softmax, layer and RMS norm on row
  * kernels), {@link CpuActivation} (GELU/SiLU gradients in one pass), {@link CpuAttention}
- * (tiled FlashAttention that never allocates the sq×sk scores) and {@link CpuMoe} (counting-sort
+ * (tiled FlashAttention that never allocates the sq×sk scores), {@link CpuScan} (linear and
+ * selective scans that never allocate anything of size L·N) and {@link CpuMoe} (counting-sort
  * permute, grouped expert GEMMs on the backend's GEMM, combine in one pass over the tokens).
  *
  * <p>Each fast kernel takes its fast path only for the layouts it is built for (contiguous
@@ -47,8 +50,8 @@ import java.util.Map;
  * {@link Fallbacks} so that a silently scalar path shows in a profile. Without the
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
  * Vector kernels are never loaded: elementwise, reductions and the norm and activation
- * families are the reference, matmul is EJML, and attention keeps its tiled kernels on their
- * scalar inner loops. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * families are the reference, matmul is EJML, attention keeps its tiled kernels on their
+ * scalar inner loops, and the scans run their exp in plain Java. Data movement (contiguous, copyInto, download, cast) always runs on the
  * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {
@@ -85,11 +88,13 @@ public class CpuBackend extends ReferenceBackend {
         this.vector = vector;
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
-                         AttentionKernels.FAMILY, new CpuAttention(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm))
-                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm));
+                         AttentionKernels.FAMILY, new CpuAttention(this, true),
+                         ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm))
+                : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
+                         ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm));
     }
 
-    /** The norm, activation, attention and moe kernels; without the vector kernels, attention (on scalar tiles) and moe. */
+    /** The norm, activation, attention, scan and moe kernels; without the vector kernels, attention (on scalar tiles), scan and moe. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

@@ -4,7 +4,6 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.cpu.CpuBackend;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,11 +52,7 @@ public class AttentionBenchmark {
 
     /** FlashAttention ("flash", the backend's own kernels) or the materialised reference ("reference") until closed. */
     static dev.symbiont.core.Scope implementation(String impl) {
-        return switch (impl) {
-            case "flash" -> () -> { };
-            case "reference" -> FusedKernels.forceReference(AttentionKernels.FAMILY);
-            default -> throw new IllegalArgumentException("impl must be flash or reference, got " + impl);
-        };
+        return FusedChoice.of(impl, "flash", AttentionKernels.FAMILY);
     }
 
     @Setup

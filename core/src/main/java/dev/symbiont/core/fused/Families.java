@@ -5,6 +5,7 @@ import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 
 import java.util.List;
 
@@ -15,7 +16,7 @@ public final class Families {
     /** All families, in the order the docs list them. */
     public static List<Family<?>> all() {
         return List.of(NormKernels.FAMILY, ActivationKernels.FAMILY, AttentionKernels.FAMILY,
-                MoeKernels.FAMILY);
+                ScanKernels.FAMILY, MoeKernels.FAMILY);
     }
 
     /** The families {@code backend} implements with kernels of its own. */

@@ -5,6 +5,7 @@ import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
+import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -59,6 +60,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class AttentionFamily extends AttentionConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ScanFamily extends ScanConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 

@@ -6,6 +6,7 @@ import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.norm.ReferenceNorm;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.AfterEach;
@@ -124,8 +125,9 @@ class FusedKernelsTest {
     @Test
     void familiesAreFoundByNameAndAnUnknownNameListsTheKnownOnes() {
         assertSame(NormKernels.FAMILY, Families.named("norm"));
-        var e = assertThrows(IllegalArgumentException.class, () -> Families.named("scan"));
-        assertTrue(e.getMessage().contains("[norm, activation, attention, moe]"), e.getMessage());
+        var e = assertThrows(IllegalArgumentException.class, () -> Families.named("nonesuch"));
+        assertTrue(e.getMessage().contains("[norm, activation, attention, scan, moe]"), e.getMessage());
+        assertSame(ScanKernels.FAMILY, Families.named("scan"));
     }
 
     @Test

@@ -1,0 +1,134 @@
+package dev.symbiont.cpu.fused;
+
+import dev.symbiont.core.Layout;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.fused.scan.ScanKernels;
+import dev.symbiont.cpu.kernels.LinearRecurrence;
+import dev.symbiont.cpu.kernels.ScanMath;
+import dev.symbiont.cpu.kernels.SelectiveScan;
+
+/**
+ * The scan family on the CPU: the linear recurrence walked once per column, or chunked when
+ * too few columns fill the cores ({@link LinearRecurrence}); the selective scan fused into one
+ * pass over L per (batch, channel) with per-chunk checkpoints for the backward
+ * ({@link SelectiveScan}), so neither direction allocates anything of size L·N. Operands are
+ * read in place through their strides; only a linear scan's non-contiguous operands are
+ * copied. ΔA's exp runs on the Vector API across the N states when the backend's vector
+ * kernels are on, else in plain Java; the rest is scalar.
+ */
+public final class CpuScan implements ScanKernels {
+    private static final String LINEAR = "linear_scan";
+    private static final String SELECTIVE = "selective_scan";
+    private final CpuTensors io;
+    private final ScanMath math;
+
+    /** @param vector whether ΔA's exp runs on the Vector API (else the scalar twin) */
+    public CpuScan(Backend backend, boolean vector) {
+        this.io = new CpuTensors(backend);
+        this.math = ScanMath.of(vector);
+    }
+
+    @Override
+    public Tensor linearScan(Tensor a, Tensor b, int dim) {
+        LinearRecurrence.Dims d = dims(a, dim, false);
+        HeapStorage h = io.newFloats(a.numel());
+        LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h.floats());
+        return Tensor.of(h, a.shape());
+    }
+
+    @Override
+    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim) {
+        String op = LINEAR + " backward";
+        LinearRecurrence.Dims d = dims(a, dim, true);
+        HeapStorage gh = io.newFloats(a.numel()), da = io.newFloats(a.numel());
+        LinearRecurrence.scan(d, run(op, a), run(op, gradH), gh.floats());
+        // da_t = gh_t · h_{t−1}
+        LinearRecurrence.Run states = run(op, h);
+        float[] g = gh.floats(), out = da.floats(), hv = states.data();
+        int step = d.inner(), rowLen = d.len() * step;
+        for (int o = 0; o < d.outer(); o++) {
+            for (int j = step; j < rowLen; j++) out[o * rowLen + j] = g[o * rowLen + j] * hv[states.offset() + o * rowLen + j - step];
+        }
+        return new LinearScanGrads(Tensor.of(da, a.shape()), Tensor.of(gh, a.shape()));
+    }
+
+    @Override
+    public SelectiveScanResult selectiveScan(SelectiveScanArgs s, boolean returnLastState) {
+        SelectiveScan.Problem p = problem(SELECTIVE, s);
+        HeapStorage out = io.newFloats(s.u().numel());
+        HeapStorage checkpoints = io.newFloats(p.batch() * p.channels() * p.chunks() * p.n());
+        HeapStorage last = returnLastState ? io.newFloats(p.batch() * p.channels() * p.n()) : null;
+        SelectiveScan.forward(p, out.floats(), checkpoints.floats(), last == null ? null : last.floats());
+        return new SelectiveScanResult(Tensor.of(out, s.u().shape()),
+                last == null ? null : Tensor.of(last, p.batch(), p.channels(), p.n()),
+                Tensor.of(checkpoints, p.batch(), p.channels(), p.chunks(), p.n()));
+    }
+
+    @Override
+    public SelectiveScanGrads selectiveScanBackward(SelectiveScanArgs s, SelectiveScanResult forward, Tensor gradOut) {
+        String op = SELECTIVE + " backward";
+        SelectiveScan.Problem p = problem(op, s);
+        int perBC = s.B().numel(), items = p.batch() * p.channels();
+        HeapStorage du = io.newFloats(s.u().numel()), ddelta = io.newFloats(s.u().numel()), dA = io.newFloats(s.A().numel());
+        HeapStorage dB = io.newFloats(perBC), dC = io.newFloats(perBC);
+        HeapStorage dD = s.D() == null ? null : io.newFloats(p.channels());
+        HeapStorage dz = s.z() == null ? null : io.newFloats(s.u().numel());
+        HeapStorage dBias = s.deltaBias() == null ? null : io.newFloats(p.channels());
+        int slices = SelectiveScan.partialSlices(p);
+        HeapStorage partB = io.newFloats(slices * perBC), partC = io.newFloats(slices * perBC);
+        HeapStorage perItem = io.newFloats(items * (p.n() + 2));
+        SelectiveScan.backward(p, strided(op, gradOut), floats(op, forward.saved()), partB.floats(), partC.floats(),
+                perItem.floats(), new SelectiveScan.Grads(du.floats(), ddelta.floats(), dA.floats(), dB.floats(),
+                        dC.floats(), data(dD), data(dz), data(dBias)));
+        partB.release();
+        partC.release();
+        perItem.release();
+        return new SelectiveScanGrads(Tensor.of(du, s.u().shape()), Tensor.of(ddelta, s.u().shape()),
+                Tensor.of(dA, s.A().shape()), Tensor.of(dB, s.B().shape()), Tensor.of(dC, s.C().shape()),
+                dD == null ? null : Tensor.of(dD, p.channels()), dz == null ? null : Tensor.of(dz, s.u().shape()),
+                dBias == null ? null : Tensor.of(dBias, p.channels()));
+    }
+
+    private SelectiveScan.Problem problem(String op, SelectiveScanArgs s) {
+        return new SelectiveScan.Problem(s.batch(), s.channels(), s.length(), s.states(), s.groups(),
+                strided(op, s.u()), strided(op, s.delta()), strided(op, s.A()), strided(op, s.B()), strided(op, s.C()),
+                strided(op, s.D()), strided(op, s.z()), strided(op, s.deltaBias()), s.deltaSoftplus(), math);
+    }
+
+    /** (outer, len, inner) around {@code dim} of a's shape. */
+    private static LinearRecurrence.Dims dims(Tensor a, int dim, boolean reverse) {
+        int outer = 1, inner = 1;
+        for (int i = 0; i < dim; i++) outer *= a.size(i);
+        for (int i = dim + 1; i < a.dim(); i++) inner *= a.size(i);
+        return new LinearRecurrence.Dims(outer, a.size(dim), inner, reverse);
+    }
+
+    /** A contiguous run of t's elements: its own storage when contiguous, else a row-major host copy. */
+    private LinearRecurrence.Run run(String op, Tensor t) {
+        float[] data = HeapStorage.floats(op, t.storage(), t.layout());
+        return t.isContiguous() ? new LinearRecurrence.Run(data, t.layout().offset()) : new LinearRecurrence.Run(io.copyOf(t), 0);
+    }
+
+    /** An operand of rank ≤ 4 read in place through its strides, or null. */
+    private static SelectiveScan.Strided strided(String op, Tensor t) {
+        if (t == null) return null;
+        Layout l = t.layout();
+        float[] data = HeapStorage.floats(op, t.storage(), l);
+        int[] s = new int[4];
+        for (int i = 0; i < l.rank(); i++) s[i] = l.size(i) == 1 ? 0 : l.stride(i);
+        return new SelectiveScan.Strided(data, l.offset(), s[0], s[1], s[2], s[3]);
+    }
+
+    private static float[] floats(String op, Tensor t) {
+        float[] data = HeapStorage.floats(op, t.storage(), t.layout());
+        if (!t.isContiguous() || t.layout().offset() != 0) throw new IllegalArgumentException(op + ": checkpoints are not the forward's");
+        return data;
+    }
+
+    private static float[] data(HeapStorage s) { return s == null ? null : s.floats(); }
+
+    @Override
+    public String toString() { return "CpuScan(" + math + ")"; }
+}

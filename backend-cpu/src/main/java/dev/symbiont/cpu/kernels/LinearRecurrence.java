@@ -1,0 +1,145 @@
+package dev.symbiont.cpu.kernels;
+
+import dev.symbiont.cpu.CpuThreads;
+
+/**
+ * The first-order linear recurrence h_t = c_t·h_{t−1} + x_t over contiguous (outer, len, inner)
+ * arrays, forward (c_t = a_t, t ascending) or reverse (c_t = a_{t+1}, t descending — the
+ * adjoint recurrence of a scan's backward), in two kernels:
+ *
+ * <ul>
+ *   <li>{@link #sequential}: each column (outer, inner) walked once along len, the inner
+ *       dimension innermost so a row of columns runs as one loop; parallel over outer and as
+ *       few blocks of inner as fill the cores. Work n, depth len.</li>
+ *   <li>{@link #chunked}: len cut into chunks scanned independently (carry-in 0) together with
+ *       each chunk's coefficient product, the chunk carries combined in order under
+ *       (a₁, b₁)∘(a₀, b₀) = (a₁a₀, a₁b₀ + b₁), then each chunk fixed up with its carry: about
+ *       2n work, depth len/chunks + chunks. For when outer × inner cannot fill the cores.</li>
+ * </ul>
+ * Both give the same h up to float32 rounding; {@link #scan} picks one.
+ */
+public final class LinearRecurrence {
+    private LinearRecurrence() {}
+
+    /** The narrowest block of inner columns one task walks together. */
+    private static final int INNER_BLOCK = 64;
+    /** Below this length the chunked kernel's second pass does not pay. */
+    private static final int MIN_CHUNKED_LENGTH = 1024;
+
+    /** One contiguous (outer, len, inner) operand: its data from {@code offset}. */
+    public record Run(float[] data, int offset) {}
+
+    /** The shape of a recurrence: (outer, len, inner), contiguous; reverse runs t from len − 1 down. */
+    public record Dims(int outer, int len, int inner, boolean reverse) {
+        long columns() { return (long) outer * inner; }
+    }
+
+    /** h = the recurrence of (a, x), written to {@code h} from 0: the sequential kernel unless too few columns fill the cores. */
+    public static void scan(Dims d, Run a, Run x, float[] h) {
+        int blocks = d.outer() * ceilDiv(d.inner(), INNER_BLOCK);
+        if (blocks < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH) chunked(d, a, x, h, 2 * CpuThreads.parallelism());
+        else sequential(d, a, x, h);
+    }
+
+    /** The recurrence column by column, each walked once along len. */
+    public static void sequential(Dims d, Run a, Run x, float[] h) {
+        // As few column blocks per row as fill the cores: a wide block streams whole rows.
+        int wanted = ceilDiv(2 * CpuThreads.parallelism(), Math.max(1, d.outer()));
+        int blocksPerRow = Math.max(1, Math.min(wanted, ceilDiv(d.inner(), INNER_BLOCK)));
+        int block = ceilDiv(d.inner(), blocksPerRow);
+        int grain = Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, d.len() * block));
+        Parallel.forRange(d.outer() * blocksPerRow, grain, (from, to) -> {
+            for (int item = from; item < to; item++) {
+                int o = item / blocksPerRow, i0 = (item % blocksPerRow) * block, i1 = Math.min(d.inner(), i0 + block);
+                walk(d, a, x, h, o, i0, i1, 0, d.len());
+            }
+        });
+    }
+
+    /**
+     * The recurrence with len cut into {@code chunks} pieces run in parallel: a local scan and
+     * coefficient product per chunk, the carries in order, then the fix-up of every chunk but the first.
+     */
+    public static void chunked(Dims d, Run a, Run x, float[] h, int chunks) {
+        int parts = Math.max(1, Math.min(chunks, d.len()));
+        int cols = (int) d.columns();
+        float[] product = new float[parts * cols], carry = new float[parts * cols]; // small: chunks × columns
+        Parallel.forChunks(parts, 1, (unused, from, to) -> {
+            for (int c = from; c < to; c++) {
+                walk(d, a, x, h, -1, 0, d.inner(), start(d.len(), parts, c), start(d.len(), parts, c + 1));
+                if (c > 0) products(d, a, product, c * cols, start(d.len(), parts, c), start(d.len(), parts, c + 1));
+            }
+        });
+        // carry[c] = h at the last position of chunk c: local end + product[c]·carry[c − 1]
+        for (int c = 0; c < parts; c++) {
+            int end = start(d.len(), parts, c + 1) - 1;
+            for (int o = 0; o < d.outer(); o++) {
+                for (int i = 0; i < d.inner(); i++) {
+                    int col = o * d.inner() + i;
+                    float local = h[index(d, o, time(d, end), i)];
+                    carry[c * cols + col] = c == 0 ? local : local + product[c * cols + col] * carry[(c - 1) * cols + col];
+                }
+            }
+        }
+        Parallel.forChunks(parts - 1, 1, (unused, from, to) -> {
+            for (int c = from + 1; c <= to; c++) fixUp(d, a, h, carry, (c - 1) * cols, start(d.len(), parts, c), start(d.len(), parts, c + 1));
+        });
+    }
+
+    /**
+     * The local recurrence over positions [p0, p1) (a position counts steps in the direction of
+     * the scan), carry-in 0, for outer {@code only} (−1: every outer) and inner [i0, i1).
+     */
+    private static void walk(Dims d, Run a, Run x, float[] h, int only, int i0, int i1, int p0, int p1) {
+        int oFrom = only < 0 ? 0 : only, oTo = only < 0 ? d.outer() : only + 1;
+        int inner = d.inner(), step = d.reverse() ? -inner : inner, coef = d.reverse() ? inner : 0;
+        for (int o = oFrom; o < oTo; o++) {
+            for (int p = p0; p < p1; p++) {
+                int row = index(d, o, time(d, p), 0);
+                if (p == p0) {
+                    for (int i = i0; i < i1; i++) h[row + i] = x.data()[x.offset() + row + i];
+                } else {
+                    int prev = row - step, ca = a.offset() + row + coef;
+                    for (int i = i0; i < i1; i++) h[row + i] = a.data()[ca + i] * h[prev + i] + x.data()[x.offset() + row + i];
+                }
+            }
+        }
+    }
+
+    /** product[base + col] = Π of the coefficients at positions [p0, p1) (p0 ≥ 1). */
+    private static void products(Dims d, Run a, float[] product, int base, int p0, int p1) {
+        int inner = d.inner(), coef = d.reverse() ? inner : 0;
+        for (int o = 0; o < d.outer(); o++) {
+            int col0 = base + o * inner;
+            java.util.Arrays.fill(product, col0, col0 + inner, 1f);
+            for (int p = p0; p < p1; p++) {
+                int ca = a.offset() + index(d, o, time(d, p), 0) + coef;
+                for (int i = 0; i < inner; i++) product[col0 + i] *= a.data()[ca + i];
+            }
+        }
+    }
+
+    /** h_t += (Π of the coefficients from the chunk's start to t)·carry for positions [p0, p1). */
+    private static void fixUp(Dims d, Run a, float[] h, float[] carry, int carryBase, int p0, int p1) {
+        int inner = d.inner(), coef = d.reverse() ? inner : 0;
+        float[] running = new float[inner];
+        for (int o = 0; o < d.outer(); o++) {
+            System.arraycopy(carry, carryBase + o * inner, running, 0, inner);
+            for (int p = p0; p < p1; p++) {
+                int row = index(d, o, time(d, p), 0), ca = a.offset() + row + coef;
+                for (int i = 0; i < inner; i++) {
+                    running[i] *= a.data()[ca + i];
+                    h[row + i] += running[i];
+                }
+            }
+        }
+    }
+
+    private static int time(Dims d, int position) { return d.reverse() ? d.len() - 1 - position : position; }
+
+    private static int index(Dims d, int o, int t, int i) { return (o * d.len() + t) * d.inner() + i; }
+
+    private static int start(int n, int parts, int c) { return (int) ((long) n * c / parts); }
+
+    private static int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+}

@@ -1,0 +1,87 @@
+package dev.symbiont.bench;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.scan.Scans;
+import dev.symbiont.cpu.CpuBackend;
+import dev.symbiont.cpu.CpuThreads;
+import dev.symbiont.cpu.kernels.LinearRecurrence;
+import dev.symbiont.cpu.kernels.TreeScans;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The linear recurrence h_t = a_t·h_{t−1} + b_t at batch 4, L 2048, channels 1024 (the
+ * recurrence along L, channels innermost): each CPU kernel's forward on the raw arrays —
+ * sequential, chunked, Hillis–Steele, Blelloch (the tree scans' rounds and combines are in
+ * their {@code Cost}) — and the op's forward + backward. Time per call in ms.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC"})
+public class LinearScanBenchmark {
+    static final int BATCH = 4, LEN = 2048, CHANNELS = 1024;
+
+    @Param({"sequential", "chunked", "hillis-steele", "blelloch"})
+    public String kernel;
+
+    private final CpuBackend cpu = new CpuBackend();
+    private final LinearRecurrence.Dims dims = new LinearRecurrence.Dims(BATCH, LEN, CHANNELS, false);
+    private LinearRecurrence.Run a, x;
+    private float[] h;
+    private Tensor ta, tb, gradH;
+
+    @Setup
+    public void setUp() {
+        SplittableRandom r = new SplittableRandom(5);
+        float[] av = new float[BATCH * LEN * CHANNELS], xv = new float[av.length];
+        for (int i = 0; i < av.length; i++) { av[i] = (float) r.nextDouble(0.5, 1); xv[i] = (float) r.nextGaussian(); }
+        a = new LinearRecurrence.Run(av, 0);
+        x = new LinearRecurrence.Run(xv, 0);
+        h = new float[av.length];
+        try (var scope = Backends.use(cpu)) {
+            ta = Tensor.fromArray(av, BATCH, LEN, CHANNELS).requiresGrad(true);
+            tb = Tensor.fromArray(xv, BATCH, LEN, CHANNELS).requiresGrad(true);
+            gradH = Tensor.randn(new Generator(6), BATCH, LEN, CHANNELS);
+        }
+    }
+
+    @Benchmark
+    public float[] forward() {
+        switch (kernel) {
+            case "sequential" -> LinearRecurrence.sequential(dims, a, x, h);
+            case "chunked" -> LinearRecurrence.chunked(dims, a, x, h, 2 * CpuThreads.parallelism());
+            case "hillis-steele" -> TreeScans.hillisSteele(dims, a, x, h);
+            case "blelloch" -> TreeScans.blelloch(dims, a, x, h);
+            default -> throw new IllegalArgumentException("unknown kernel " + kernel);
+        }
+        return h;
+    }
+
+    /** The op (its own choice of kernel) forward + backward; the same for every {@code kernel} value. */
+    @Benchmark
+    public Tensor opForwardBackward() {
+        ta.zeroGrad();
+        tb.zeroGrad();
+        try (var scope = Backends.use(cpu)) {
+            Scans.linearScan(ta, tb, 1).backward(gradH);
+        }
+        return ta.grad();
+    }
+}

@@ -1,0 +1,88 @@
+package dev.symbiont.core.fused.scan;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.Family;
+
+/**
+ * The scan family's contract: the first-order linear recurrence and Mamba's selective scan,
+ * each with its backward. Semantics and shapes are {@link Scans}'s; inputs carry no autograd
+ * history, may have any strides and have passed {@link Scans}'s checks. {@link ReferenceScan}
+ * is the reference: it materialises ΔA and ΔB·u, (batch, d_inner, L, N) each, and walks L with
+ * tensor ops, which a backend's kernel should never do.
+ */
+public interface ScanKernels {
+
+    Family<ScanKernels> FAMILY = new Family<>("scan", ScanKernels.class, new ReferenceScan());
+
+    /**
+     * h_t = a_t·h_{t−1} + b_t along {@code dim} (h_{−1} = 0).
+     *
+     * @param a   any shape, the coefficients
+     * @param b   a's shape, the inputs
+     * @param dim a valid dimension of a (already normalised, ≥ 0)
+     * @return h, a's shape, contiguous
+     */
+    Tensor linearScan(Tensor a, Tensor b, int dim);
+
+    /**
+     * The reverse recurrence of {@link #linearScan}: with gh_t = g_t + a_{t+1}·gh_{t+1},
+     * db = gh and da_t = gh_t·h_{t−1} (0 at t = 0).
+     *
+     * @param a     the forward's coefficients
+     * @param h     the forward's output
+     * @param gradH the gradient of h
+     */
+    LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim);
+
+    /**
+     * Mamba's selective scan ({@code selective_scan_fn}): dt = softplus?(delta + deltaBias),
+     * h_l = exp(dt_l·A)·h_{l−1} + dt_l·B_l·u_l, y_l = Σ_n h_l·C_l, out = (y + D·u)·silu(z).
+     *
+     * @param returnLastState whether to return h at l = L − 1, (batch, d_inner, N)
+     */
+    SelectiveScanResult selectiveScan(SelectiveScanArgs args, boolean returnLastState);
+
+    /**
+     * Gradients of {@link #selectiveScan} for every input args holds (null for an absent one).
+     *
+     * @param forward what this family's {@link #selectiveScan} returned for {@code args}
+     * @param gradOut (batch, d_inner, L), the gradient of the output
+     */
+    SelectiveScanGrads selectiveScanBackward(SelectiveScanArgs args, SelectiveScanResult forward, Tensor gradOut);
+
+    /** Gradients of the coefficients a and inputs b of a linear scan, both a's shape. */
+    record LinearScanGrads(Tensor da, Tensor db) {}
+
+    /**
+     * The selective scan's operands, as kernels see them.
+     *
+     * @param u             (batch, d_inner, L)
+     * @param delta         (batch, d_inner, L)
+     * @param A             (d_inner, N)
+     * @param B             (batch, G, N, L), G dividing d_inner (channel c reads group c / (d_inner / G))
+     * @param C             (batch, G, N, L)
+     * @param D             null or (d_inner)
+     * @param z             null or (batch, d_inner, L)
+     * @param deltaBias     null or (d_inner)
+     * @param deltaSoftplus whether dt = softplus(delta + deltaBias) rather than delta + deltaBias
+     */
+    record SelectiveScanArgs(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z,
+                             Tensor deltaBias, boolean deltaSoftplus) {
+        public int batch() { return u.size(0); }
+        public int channels() { return u.size(1); }
+        public int length() { return u.size(2); }
+        public int states() { return A.size(1); }
+        public int groups() { return B.size(1); }
+    }
+
+    /**
+     * The selective scan's output (batch, d_inner, L), its last state (batch, d_inner, N) or
+     * null, and whatever the kernel keeps for its backward (null for the reference; the CPU
+     * kernel's per-chunk state checkpoints).
+     */
+    record SelectiveScanResult(Tensor output, Tensor lastState, Tensor saved) {}
+
+    /** One gradient per {@link SelectiveScanArgs} tensor, each of its shape; null where the input is absent. */
+    record SelectiveScanGrads(Tensor du, Tensor ddelta, Tensor dA, Tensor dB, Tensor dC, Tensor dD, Tensor dz,
+                              Tensor ddeltaBias) {}
+}
