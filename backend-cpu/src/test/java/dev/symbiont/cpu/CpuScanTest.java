@@ -87,7 +87,9 @@ class CpuScanTest {
             float[] e = expected.get(k), a = actual.get(k);
             assertEquals(e.length, a.length, what + ": " + names[Math.min(k, names.length - 1)] + " length");
             for (int i = 0; i < e.length; i++) {
-                if (!(Math.abs(e[i] - a[i]) <= MAX_ABS_ERROR)) {
+                // 1e-4 absolute up to magnitude 1, relative beyond: float32 holds 7 digits, and a
+                // growing recurrence (dt·A > 0 without softplus) reaches values in the thousands.
+                if (!(Math.abs(e[i] - a[i]) <= MAX_ABS_ERROR * Math.max(1, Math.abs(e[i])))) {
                     fail(what + ": " + (k < names.length - 1 ? names[k] : "optional grad " + (k - 7)) + " element " + i
                             + " is " + a[i] + ", reference " + e[i]);
                 }
