@@ -148,8 +148,8 @@ final class TrainCommand implements Runnable {
                     .fit();
             ModelFiles.save(out, model, tokenizer);
         }
-        System.out.printf(Locale.ROOT, "train: %d steps in %.1f s%s, validation loss %.3f nats/char; model saved to %s%n",
-                result.stepsTaken(), result.elapsedNanos() / 1e9,
+        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s, validation loss %.3f nats/char; model saved to %s%n",
+                result.stepsTaken(), result.stepsTaken() == 1 ? "" : "s", result.elapsedNanos() / 1e9,
                 result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
                 result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
         if (result.cancelled()) {

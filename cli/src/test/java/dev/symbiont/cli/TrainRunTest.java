@@ -68,6 +68,14 @@ class TrainRunTest {
     }
 
     @Test
+    void should_count_a_single_step_in_the_singular() throws Exception {
+        Path corpus = corpus("the cat sat on the mat. the dog sat on the log. ".repeat(40));
+        CliRun r = train(corpus, dir.resolve("out"), tiny("--steps", "1", "--eval-every", "1"));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("train: 1 step in"), r.out());
+    }
+
+    @Test
     void should_resume_from_the_checkpoint_with_its_settings_and_log_each_step_once() throws Exception {
         Path corpus = corpus("the cat sat on the mat. the dog sat on the log. ".repeat(40)), out = dir.resolve("out");
         CliRun first = train(corpus, out, tiny("--steps", "30", "--eval-every", "15"));
