@@ -1,8 +1,7 @@
 package dev.symbiont.core.backend;
 
 import dev.symbiont.core.Scope;
-
-import java.util.Locale;
+import dev.symbiont.core.Switch;
 
 /**
  * The debug mode that makes a use after {@link Storage#release()} an error instead of a silent
@@ -13,7 +12,7 @@ import java.util.Locale;
  * nothing is marked.
  *
  * <p>Turned on by {@code -Dsymbiont.debug.release=poison}, by the environment variable
- * {@code SYMBIONT_DEBUG_RELEASE=poison} (both read at each release, so a test can set them), or
+ * {@code SYMBIONT_DEBUG_RELEASE=poison} (the property read at each release, so a test can set it), or
  * for the releases one thread makes in a block by {@code try (var s = ReleaseCheck.poison())}.
  * The value {@code off} (or none) leaves it off; anything else throws naming the property.
  */
@@ -23,21 +22,14 @@ public final class ReleaseCheck {
     public static final String POISON = "poison";
     public static final String OFF = "off";
 
+    private static final Switch SWITCH = new Switch(PROPERTY, ENVIRONMENT, POISON, "to poison released storages", OFF, "");
     private static final ThreadLocal<int[]> SCOPES = ThreadLocal.withInitial(() -> new int[1]);
 
     private ReleaseCheck() {}
 
     /** Whether a release made now on this thread poisons the storage. */
     public static boolean poisoning() {
-        if (SCOPES.get()[0] > 0) return true;
-        String value = System.getProperty(PROPERTY);
-        if (value == null || value.isBlank()) value = System.getenv(ENVIRONMENT);
-        if (value == null || value.isBlank()) return false;
-        String v = value.strip().toLowerCase(Locale.ROOT);
-        if (v.equals(POISON)) return true;
-        if (v.equals(OFF)) return false;
-        throw new IllegalArgumentException(PROPERTY + " (or " + ENVIRONMENT + ") is '" + value + "'; use '" + POISON
-                + "' to poison released storages or '" + OFF + "'");
+        return SCOPES.get()[0] > 0 || SWITCH.isOn();
     }
 
     /** Poisons the storages this thread releases until the scope closes. */

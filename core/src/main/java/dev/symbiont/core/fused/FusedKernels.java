@@ -4,7 +4,6 @@ import dev.symbiont.core.Scope;
 import dev.symbiont.core.backend.Backend;
 
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -32,15 +31,8 @@ public final class FusedKernels {
 
     /** Whether the switch (scope, property or environment) sends {@code family} to its reference. */
     public static boolean forcedToReference(Family<?> family) {
-        if (!FORCED.get().isEmpty() && FORCED.get().contains(family)) return true;
-        String value = System.getProperty(family.property());
-        if (value == null || value.isBlank()) value = System.getenv(family.environment());
-        if (value == null || value.isBlank()) return false;
-        String v = value.strip().toLowerCase(Locale.ROOT);
-        if (v.equals(REFERENCE)) return true;
-        if (v.equals(BACKEND)) return false;
-        throw new IllegalArgumentException(family.property() + " (or " + family.environment() + ") is '" + value
-                + "'; use '" + REFERENCE + "' to force the reference kernels or '" + BACKEND + "' for the backend's own");
+        Set<Family<?>> forced = FORCED.get();
+        return (!forced.isEmpty() && forced.contains(family)) || family.forcedByProperty();
     }
 
     /**
