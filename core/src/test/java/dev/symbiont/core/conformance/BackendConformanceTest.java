@@ -4,6 +4,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
+import dev.symbiont.core.fused.norm.ChannelNormConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
@@ -50,6 +51,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class NormFamily extends NormConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ChannelNorms extends ChannelNormConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
