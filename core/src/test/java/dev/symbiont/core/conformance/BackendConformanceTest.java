@@ -5,6 +5,7 @@ import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.conv.ConvConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
+import dev.symbiont.core.fused.norm.ChannelNormConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
@@ -51,6 +52,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class NormFamily extends NormConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ChannelNorms extends ChannelNormConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
