@@ -68,11 +68,11 @@ public final class Fuzzer {
 
     /**
      * Fuzzes the named targets outside JUnit, with the same system properties, e.g.
-     * {@code java -Dsymbiont.fuzz.cases=100000 -cp ... dev.symbiont.fuzz.Fuzzer safetensors bpe char}.
+     * {@code java -Dsymbiont.fuzz.cases=100000 -cp ... dev.symbiont.fuzz.Fuzzer safetensors bpe char idx}.
      */
     public static void main(String[] args) throws Exception {
         Map<String, FuzzTarget> targets = new LinkedHashMap<>();
-        for (FuzzTarget t : List.of(new SafetensorsTarget(), TokenizerTarget.bpe(), TokenizerTarget.chars())) targets.put(t.name(), t);
+        for (FuzzTarget t : List.of(new SafetensorsTarget(), TokenizerTarget.bpe(), TokenizerTarget.chars(), new IdxTarget())) targets.put(t.name(), t);
         Path work = Files.createTempDirectory("symbiont-fuzz");
         for (String name : args.length == 0 ? targets.keySet().toArray(String[]::new) : args) {
             FuzzTarget target = targets.get(name);
