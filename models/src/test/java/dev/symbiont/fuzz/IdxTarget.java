@@ -55,6 +55,25 @@ final class IdxTarget implements FuzzTarget {
         assertArrayEquals(Arrays.copyOfRange(content, 4 + 4 * ndims, content.length), array.data());
     }
 
+    /** The usual bound plus twice the decompressed size: a gzip file's data may really be 1,000 times its size. */
+    @Override
+    public long allocationBound(byte[] input) {
+        return Fuzzer.allocationBound(input.length) + 2L * decompressedLength(input);
+    }
+
+    /** How many bytes a gzip input decompresses to before it ends or turns out corrupt; 0 for a raw one. */
+    private static long decompressedLength(byte[] input) {
+        if (!isGzip(input)) return 0;
+        long n = 0;
+        byte[] buffer = new byte[1 << 16];
+        try (var z = new GZIPInputStream(new ByteArrayInputStream(input))) {
+            for (int got; (got = z.read(buffer)) > 0; ) n += got;
+        } catch (IOException e) {
+            // corrupt from here on: the reader stops here too
+        }
+        return n;
+    }
+
     /** Edits of the header's sizes, type and rank, and of the data's length, inside the gzip stream when there is one. */
     @Override
     public List<Mutation> formatMutations(Mutation generic) {

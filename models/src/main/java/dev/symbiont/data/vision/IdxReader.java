@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
@@ -19,8 +21,8 @@ import java.util.zip.ZipException;
  * <p>Everything is checked before it is trusted: the magic number, the number of dimensions,
  * sizes whose product overflows or exceeds a Java array, and the sizes against the bytes present
  * — a raw file against its length before anything is allocated, a gzip stream as it is
- * decompressed, in buffers that grow only as data arrives, so a hostile header cannot make the
- * reader allocate more than the data that is really there. Every failure is an
+ * decompressed, in 1 MiB pieces joined at the end, so a hostile header cannot make the reader
+ * allocate more than twice the data that is really there. Every failure is an
  * {@link IdxFormatException} naming the file and the byte offset.
  */
 public final class IdxReader {
@@ -30,8 +32,8 @@ public final class IdxReader {
     public static final int MAX_DIMS = 8;
     /** The largest Java byte array the JVMs allow. */
     static final long MAX_ELEMENTS = Integer.MAX_VALUE - 8;
-    /** A gzip stream's data buffer starts at this size and doubles as data arrives. */
-    private static final int FIRST_CHUNK = 1 << 20;
+    /** A gzip stream's data is read in pieces of this size, so a lying header allocates nothing large. */
+    private static final int CHUNK = 1 << 20;
 
     private IdxReader() {}
 
@@ -154,21 +156,31 @@ public final class IdxReader {
             return bytes;
         }
 
-        /** Reads exactly {@code n} bytes, allocating no more than has arrived (doubling from 1 MiB). */
+        /**
+         * Reads exactly {@code n} bytes. Without a known length (gzip) the bytes go into chunks of
+         * 1 MiB, joined once all have arrived, so what is allocated is at most twice what the
+         * stream really holds, whatever the header claims.
+         */
         private byte[] readData(int n, int[] dims, long header) throws IOException {
-            byte[] data = new byte[length >= 0 ? n : Math.min(n, FIRST_CHUNK)];
-            int filled = 0;
-            while (true) {
-                int got = in.readNBytes(data, filled, data.length - filled);
-                filled += got;
-                position += got;
-                if (filled < data.length) {
-                    throw fail(position, "truncated: the header's dimensions " + Arrays.toString(dims) + " need " + n
-                            + " data bytes (up to byte " + (header + n) + "), but the data ends after " + filled);
-                }
-                if (filled == n) return data;
-                data = Arrays.copyOf(data, (int) Math.min(n, 2L * data.length));
+            if (length >= 0 || n <= CHUNK) return readChunk(n, 0, n, dims, header);
+            List<byte[]> chunks = new ArrayList<>();
+            for (long filled = 0; filled < n; filled += CHUNK) { // long: n may lie within a chunk of 2^31
+                chunks.add(readChunk((int) Math.min(CHUNK, n - filled), filled, n, dims, header));
             }
+            byte[] data = new byte[n];
+            for (int i = 0; i < chunks.size(); i++) System.arraycopy(chunks.get(i), 0, data, i * CHUNK, chunks.get(i).length); // i * CHUNK < n
+            return data;
+        }
+
+        private byte[] readChunk(int size, long before, int n, int[] dims, long header) throws IOException {
+            byte[] chunk = new byte[size];
+            int got = in.readNBytes(chunk, 0, size);
+            position += got;
+            if (got < size) {
+                throw fail(position, "truncated: the header's dimensions " + Arrays.toString(dims) + " need " + n
+                        + " data bytes (up to byte " + (header + n) + "), but the data ends after " + (before + got));
+            }
+            return chunk;
         }
 
         private IdxFormatException fail(long offset, String detail) {

@@ -137,6 +137,21 @@ class IdxReaderTest {
     }
 
     @Test
+    void aGzipStreamShortOfItsHeaderCostsAtMostTwiceTheDataItHolds() throws Exception {
+        int data = 4 << 20;
+        byte[] bytes = Arrays.copyOf(new byte[] {0, 0, 8, 1, 0, 0x40, 0, 1}, 8 + data); // declares 4 MiB + 1
+        Path file = file("short.idx.gz", gzip(bytes));
+        assertTrue(Files.size(file) < data / 100, "zeros compress well: " + Files.size(file));
+        long allocated = Allocation.of(() -> failsMentioning(file, 8 + data, "truncated", "need 4194305 data bytes"));
+        assertTrue(allocated < 2 * data + (1 << 20), "allocated " + allocated + " for " + data + " bytes of data");
+        // One byte fewer declared: it loads, and the pieces are joined in order.
+        bytes[7] = 0;
+        for (int i = 8; i < bytes.length; i += 4099) bytes[i] = (byte) (i / 4099);
+        IdxArray read = IdxReader.read(file("exact.idx.gz", gzip(bytes)));
+        assertArrayEquals(Arrays.copyOfRange(bytes, 8, bytes.length), read.data());
+    }
+
+    @Test
     void corruptGzipIsAFormatErrorNotAnIoFailure() throws IOException {
         byte[] z = gzip(raw(sample()));
         byte[] crc = z.clone();
