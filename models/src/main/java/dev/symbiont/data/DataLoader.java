@@ -17,7 +17,8 @@ import java.util.function.Function;
  * on a background thread.
  *
  * <p><b>Order.</b> Batch {@code b} of epoch {@code e} holds examples
- * {@code order(e)[b * batchSize ..]}; with shuffling, {@code order(e)} is a permutation that is
+ * {@code order(e)[b * batchSize ..]}, each read with {@code dataset.get(index, e)} so that random
+ * augmentation can differ by epoch; with shuffling, {@code order(e)} is a permutation that is
  * a pure function of (seed, e). A run resumed with {@code epoch(e, i)} therefore sees exactly the
  * batches an uninterrupted run would have seen from batch i on. With drop-last the final short
  * batch is skipped, otherwise it is returned smaller.
@@ -127,7 +128,7 @@ public final class DataLoader<T, B> {
         Backend backend = Backends.current();
         BatchSource<B> source = index -> {
             try (var scope = Backends.use(backend)) { // the worker thread has no scoped backend of its own
-                return prepare(order, index);
+                return prepare(order, epoch, index);
             }
         };
         BatchWorker<B> worker = null;
@@ -146,7 +147,7 @@ public final class DataLoader<T, B> {
             throw new IndexOutOfBoundsException("data loader '" + name + "': batch " + batchIndex
                     + " is outside [0, " + end + ")");
         }
-        return prepare(order(epoch), batchIndex);
+        return prepare(order(epoch), epoch, batchIndex);
     }
 
     /** Cumulative timings over every iteration of this loader. */
@@ -155,7 +156,7 @@ public final class DataLoader<T, B> {
     }
 
     /**
-     * Timings: {@code prepareNanos} is time spent in {@code Dataset.get} and collate (on the
+     * Timings: {@code prepareNanos} is time spent in {@code Dataset.get} (with the epoch) and collate (on the
      * worker, or in the caller without prefetch); {@code waitNanos} is time the caller spent
      * inside {@code next()} waiting for a batch. Prefetch works when wait is much smaller than
      * prepare. Subtract two snapshots with {@link #minus} to time one epoch.
@@ -171,13 +172,13 @@ public final class DataLoader<T, B> {
         waitNanos.addAndGet(waitedNanos);
     }
 
-    private B prepare(int[] order, int batchIndex) {
+    private B prepare(int[] order, int epoch, int batchIndex) {
         long start = System.nanoTime();
         try (var scope = Profiler.op("data.prepare", OpCategory.DATA)) {
             int from = batchIndex * batchSize;
             int to = Math.min(order.length, from + batchSize);
             List<T> items = new ArrayList<>(to - from);
-            for (int i = from; i < to; i++) items.add(dataset.get(order[i]));
+            for (int i = from; i < to; i++) items.add(dataset.get(order[i], epoch));
             return collate.apply(items);
         } finally {
             prepareNanos.addAndGet(System.nanoTime() - start);

@@ -17,6 +17,16 @@ public interface Dataset<T> {
     /** The example at {@code index}, in [0, size()). */
     T get(int index);
 
+    /**
+     * The example at {@code index} as epoch {@code epoch} sees it; the {@link DataLoader} calls
+     * this. A dataset whose examples vary by epoch (random augmentation) overrides it, as a pure
+     * function of (index, epoch) so that the batches do not depend on which thread prepares them;
+     * the default ignores the epoch.
+     */
+    default T get(int index, int epoch) {
+        return get(index);
+    }
+
     /** Examples [from, to) of this dataset as a dataset of their own, e.g. a train/validation split. */
     default Dataset<T> slice(int from, int to) {
         if (from < 0 || to > size() || from > to) {
@@ -28,6 +38,10 @@ public interface Dataset<T> {
             @Override public T get(int index) {
                 Objects.checkIndex(index, to - from);
                 return base.get(from + index);
+            }
+            @Override public T get(int index, int epoch) {
+                Objects.checkIndex(index, to - from);
+                return base.get(from + index, epoch);
             }
         };
     }

@@ -247,4 +247,25 @@ class DataLoaderTest {
         Thread t = thread(name);
         return t != null && t.isAlive();
     }
+
+    /** Example i of epoch e is 100·e + i, so a batch shows which epoch each example was read for. */
+    private static Dataset<Integer> byEpoch(int n) {
+        return new Dataset<>() {
+            @Override public int size() { return n; }
+            @Override public Integer get(int index) { return get(index, 0); }
+            @Override public Integer get(int index, int epoch) { return 100 * epoch + index; }
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void examplesShouldBeReadForTheEpochBeingIterated(int prefetch) {
+        var l = DataLoader.builder(byEpoch(5), List::<Integer>copyOf).batchSize(3).prefetch(prefetch).build();
+        assertEquals(List.of(List.of(200, 201, 202), List.of(203, 204)), collect(l.epoch(2)));
+        assertEquals(List.of(304, 303), List.copyOf(DataLoader.builder(byEpoch(5), List::<Integer>copyOf).batchSize(3).build()
+                .batch(3, 1)).reversed());
+        // A slice forwards the epoch to the dataset it cuts.
+        assertEquals(List.of(List.of(102, 103)), collect(DataLoader.builder(byEpoch(5).slice(2, 4), List::<Integer>copyOf)
+                .batchSize(2).build().epoch(1)));
+    }
 }

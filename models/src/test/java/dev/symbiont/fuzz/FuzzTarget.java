@@ -29,6 +29,14 @@ public interface FuzzTarget {
     void check(Object loaded, Path file, byte[] bytes) throws Exception;
 
     /**
+     * The bytes loading {@code input} may allocate; a compressed format raises it by what the
+     * input decompresses to.
+     */
+    default long allocationBound(byte[] input) {
+        return Fuzzer.allocationBound(input.length);
+    }
+
+    /**
      * Mutations that know the format (a length prefix, say), used besides the generic ones;
      * {@code generic} applies one generic edit to any bytes, such as one part of the file.
      */

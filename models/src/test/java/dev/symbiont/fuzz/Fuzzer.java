@@ -24,7 +24,7 @@ import java.util.concurrent.TimeoutException;
  *   <li>it throws {@link FuzzTarget#failure()} whose message names the file and stays short;</li>
  *   <li>anything else fails the case: another exception, an Error (OutOfMemoryError,
  *       StackOverflowError), a load still running after the per-case time bound, or a load that
- *       allocated more than {@link #allocationBound} bytes.</li>
+ *       allocated more than {@link FuzzTarget#allocationBound} bytes.</li>
  * </ul>
  * The corpus files themselves run first, unmutated. A failing input is saved under
  * {@code target/fuzz-failures/<target>/} with the seed and case in its name.
@@ -68,11 +68,11 @@ public final class Fuzzer {
 
     /**
      * Fuzzes the named targets outside JUnit, with the same system properties, e.g.
-     * {@code java -Dsymbiont.fuzz.cases=100000 -cp ... dev.symbiont.fuzz.Fuzzer safetensors bpe char}.
+     * {@code java -Dsymbiont.fuzz.cases=100000 -cp ... dev.symbiont.fuzz.Fuzzer safetensors bpe char idx}.
      */
     public static void main(String[] args) throws Exception {
         Map<String, FuzzTarget> targets = new LinkedHashMap<>();
-        for (FuzzTarget t : List.of(new SafetensorsTarget(), TokenizerTarget.bpe(), TokenizerTarget.chars())) targets.put(t.name(), t);
+        for (FuzzTarget t : List.of(new SafetensorsTarget(), TokenizerTarget.bpe(), TokenizerTarget.chars(), new IdxTarget())) targets.put(t.name(), t);
         Path work = Files.createTempDirectory("symbiont-fuzz");
         for (String name : args.length == 0 ? targets.keySet().toArray(String[]::new) : args) {
             FuzzTarget target = targets.get(name);
@@ -127,7 +127,7 @@ public final class Fuzzer {
 
     /** What is wrong with loading {@code file}, or null when the oracle is satisfied. */
     private String problem(Path file, byte[] input) throws InterruptedException {
-        long bound = allocationBound(input.length);
+        long bound = target.allocationBound(input);
         Future<String> outcome = worker.submit(() -> {
             Object result = null;
             Throwable thrown = null;

@@ -25,6 +25,11 @@ class LoaderFuzzTest {
     }
 
     @Test
+    void theIdxReaderSurvivesMutatedFiles() throws IOException, InterruptedException {
+        Fuzzer.check(new IdxTarget(), dir);
+    }
+
+    @Test
     void theTokenizerLoaderSurvivesMutatedCharFiles() throws IOException, InterruptedException {
         Fuzzer.check(TokenizerTarget.chars(), dir);
     }
