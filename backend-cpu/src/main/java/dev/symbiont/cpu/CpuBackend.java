@@ -11,12 +11,14 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
+import dev.symbiont.cpu.fused.CpuLinear;
 import dev.symbiont.cpu.fused.CpuMoe;
 import dev.symbiont.cpu.fused.CpuNorm;
 import dev.symbiont.cpu.fused.CpuScan;
@@ -89,12 +91,14 @@ public class CpuBackend extends ReferenceBackend {
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
-                         ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm))
+                         ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm),
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
-                         ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm));
+                         ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm),
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm));
     }
 
-    /** The norm, activation, attention, scan and moe kernels; without the vector kernels, attention (on scalar tiles), scan and moe. */
+    /** The norm, activation, attention, scan, moe and linear kernels; without the vector kernels, attention (on scalar tiles), scan, moe and linear. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

@@ -3,6 +3,7 @@ package dev.symbiont.core.conformance;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
+import dev.symbiont.core.fused.linear.LinearConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
@@ -70,6 +71,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class MoeFamily extends MoeConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class LinearFamily extends LinearConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
