@@ -6,6 +6,7 @@ import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.linear.LinearConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
+import dev.symbiont.core.fused.optim.OptimConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
 
@@ -76,6 +77,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class LinearFamily extends LinearConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class OptimFamily extends OptimConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 
