@@ -12,15 +12,19 @@ import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.conv.ConvKernels;
+import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
 import dev.symbiont.cpu.fused.CpuConv;
+import dev.symbiont.cpu.fused.CpuLinear;
 import dev.symbiont.cpu.fused.CpuMoe;
 import dev.symbiont.cpu.fused.CpuNorm;
+import dev.symbiont.cpu.fused.CpuOptim;
 import dev.symbiont.cpu.fused.CpuScan;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmPath;
@@ -94,13 +98,14 @@ public class CpuBackend extends ReferenceBackend {
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
                          ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm),
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm), OptimKernels.FAMILY, new CpuOptim(this),
                          ConvKernels.FAMILY, new CpuConv(this, gemm, true))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
                          ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm),
-                         ConvKernels.FAMILY, new CpuConv(this, gemm, false));
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm), ConvKernels.FAMILY, new CpuConv(this, gemm, false));
     }
 
-    /** The norm, activation, attention, scan, moe and conv kernels; without the vector kernels, attention (on scalar tiles), scan, moe and conv. */
+    /** The norm, activation, attention, scan, moe, linear, optim and conv kernels; without the vector kernels, attention (on scalar tiles), scan, moe, linear and conv. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * rows, d_model 256, FFN 1024, 4 heads of 64), each with the strides autograd hands it:
  * Linear's forward x·Wᵀ reads W transposed, the input gradient g·W reads it as stored, the
  * weight gradient xᵀ·g reads the activations transposed; attention multiplies 32 (batch × head)
- * pairs. Time per product in ms; GFLOP/s = 2·batch·m·n·k / (ms · 1e6).
+ * pairs; the d×d projections (q, k, v, output) with their gradients; and a Linear layer's
+ * fused forms, the FFN-up product with its bias in the epilogue and the FFN-up weight gradient
+ * with the bias gradient's row sums. Time per product in ms; GFLOP/s = 2·batch·m·n·k / (ms · 1e6).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -40,6 +42,11 @@ public class MatmulShapesBenchmark {
             "gradX_gW",        // (2048,1024)·(1024,256)
             "gradW_hTg",       // (2048,1024)ᵀ·(2048,256)
             "gradW_xTg",       // (2048,256)ᵀ·(2048,1024)
+            "proj_xWt",        // (2048,256)·(256,256)ᵀ: q, k, v (forwardRows) and the output projection
+            "gradXProj_gW",    // (2048,256)·(256,256)
+            "gradWProj_gTx",   // (2048,256)ᵀ·(2048,256)
+            "ffnUpBias_xWt",   // ffnUp with the bias in the epilogue (linear's forward)
+            "gradWSums_gTx",   // gradW_hTg with the bias gradient's row sums (linear's backward)
             "qkv_xWt",         // (2048,256)·(768,256)ᵀ
             "scores_qKt",      // 32 × (256,64)·(256,64)ᵀ
             "context_pV"})     // 32 × (256,256)·(256,64)
@@ -47,7 +54,7 @@ public class MatmulShapesBenchmark {
 
     private int batch, m, n, k, aRs, aCs, bRs, bCs;
     private Gemm gemm;
-    private float[] a, b, c;
+    private float[] a, b, c, epilogue;
 
     @Setup
     public void setup() {
@@ -58,6 +65,11 @@ public class MatmulShapesBenchmark {
             case "gradX_gW" -> new int[] {1, 2048, 256, 1024, 1024, 1, 256, 1};
             case "gradW_hTg" -> new int[] {1, 1024, 256, 2048, 1, 1024, 256, 1};
             case "gradW_xTg" -> new int[] {1, 256, 1024, 2048, 1, 256, 1024, 1};
+            case "proj_xWt" -> new int[] {1, 2048, 256, 256, 256, 1, 1, 256};
+            case "gradXProj_gW" -> new int[] {1, 2048, 256, 256, 256, 1, 256, 1};
+            case "gradWProj_gTx" -> new int[] {1, 256, 256, 2048, 1, 256, 256, 1};
+            case "ffnUpBias_xWt" -> new int[] {1, 2048, 1024, 256, 256, 1, 1, 256};
+            case "gradWSums_gTx" -> new int[] {1, 1024, 256, 2048, 1, 1024, 256, 1};
             case "qkv_xWt" -> new int[] {1, 2048, 768, 256, 256, 1, 1, 256};
             case "scores_qKt" -> new int[] {32, 256, 256, 64, 64, 1, 1, 64};
             case "context_pV" -> new int[] {32, 256, 64, 256, 256, 1, 64, 1};
@@ -69,13 +81,18 @@ public class MatmulShapesBenchmark {
         a = new float[batch * m * k];
         b = new float[batch * k * n];
         c = new float[batch * m * n];
+        epilogue = new float[Math.max(m, n)]; // the bias (n) or the row sums (m)
         for (int i = 0; i < a.length; i++) a[i] = rnd.nextFloat() - 0.5f;
         for (int i = 0; i < b.length; i++) b[i] = rnd.nextFloat() - 0.5f;
     }
 
     @Benchmark
     public float[] product() {
-        if (batch == 1) {
+        if (shape.endsWith("Bias_xWt")) {
+            gemm.sgemmBias(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, epilogue, 0, c, 0, n);
+        } else if (shape.startsWith("gradWSums")) {
+            gemm.sgemmRowSums(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, c, 0, n, epilogue, 0);
+        } else if (batch == 1) {
             gemm.sgemm(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, c, 0, n);
         } else {
             gemm.sgemmBatched(batch, m, n, k, a, 0, m * k, aRs, aCs, b, 0, k * n, bRs, bCs, c, 0, m * n, n);

@@ -2,10 +2,12 @@ package dev.symbiont.nn;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.linear.Linears;
 
 /**
  * y = x Wᵀ + b, with W: (out, in) and b: (out) as in torch.nn.Linear, initialised the same
- * way: W ~ kaiming_uniform(a = √5), i.e. U(±1/√in), and b ~ U(±1/√in).
+ * way: W ~ kaiming_uniform(a = √5), i.e. U(±1/√in), and b ~ U(±1/√in). Runs as one fused
+ * {@link Linears#linear} (the bias added in the GEMM's epilogue).
  */
 public final class Linear extends Layer {
     private final int in, out;
@@ -27,8 +29,7 @@ public final class Linear extends Layer {
     @Override
     public Tensor forward(Tensor x) {
         checkInput(x);
-        Tensor y = x.matmul(weight.value().t());
-        return bias == null ? y : y.add(bias.value());
+        return Linears.linear(x, weight.value(), bias == null ? null : bias.value());
     }
 
     /**
@@ -44,8 +45,7 @@ public final class Linear extends Layer {
                     + ") are not inside [0, " + out + ")");
         }
         checkInput(x);
-        Tensor y = x.matmul(weight.value().narrow(0, from, count).t());
-        return bias == null ? y : y.add(bias.value().narrow(0, from, count));
+        return Linears.linear(x, weight.value().narrow(0, from, count), bias == null ? null : bias.value().narrow(0, from, count));
     }
 
     private void checkInput(Tensor x) {

@@ -1,6 +1,8 @@
 package dev.symbiont.optim;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.optim.OptimKernels;
+import dev.symbiont.core.fused.optim.OptimizerSteps;
 import dev.symbiont.nn.Parameter;
 
 import java.util.List;
@@ -17,6 +19,8 @@ import java.util.Map;
  * </pre>
  * with m and v starting at 0 and saved as {@code state.<param>.exp_avg} and {@code exp_avg_sq}.
  * The bias corrections are computed in double, as PyTorch computes them in Python floats.
+ * The step runs as one fused pass per parameter (the optim family, {@link OptimKernels#adamStep});
+ * its reference is these formulas written with tensor ops.
  */
 public class Adam extends Optimizer {
     private static final String EXP_AVG = "exp_avg", EXP_AVG_SQ = "exp_avg_sq";
@@ -55,29 +59,14 @@ public class Adam extends Optimizer {
         this.decoupled = decoupled;
     }
 
+    /** One pass of the optim family's kernel ({@link OptimizerSteps#adam}); the moments are replaced, not overwritten. */
     @Override
     protected final Tensor update(ParamGroup group, Tensor param, Tensor grad, ParamState state) {
-        double lr = group.lr(), wd = group.weightDecay();
-        Tensor g = grad;
-        if (wd != 0) {
-            if (decoupled) param = param.mul(1 - lr * wd);
-            else g = g.add(param.mul(wd));
-        }
-        Tensor m = state.buffer(EXP_AVG), v = state.buffer(EXP_AVG_SQ);
-        if (m == null) {
-            m = Tensor.zerosLike(param);
-            v = Tensor.zerosLike(param);
-        }
-        m = m.add(g.sub(m).mul(1 - beta1));
-        v = v.mul(beta2).add(g.mul(1 - beta2).mul(g));
-        state.setBuffer(EXP_AVG, m);
-        state.setBuffer(EXP_AVG_SQ, v);
-
-        long t = state.step();
-        double stepSize = lr / (1 - Math.pow(beta1, t));
-        double bias2Sqrt = Math.sqrt(1 - Math.pow(beta2, t));
-        Tensor denom = v.sqrt().div(bias2Sqrt).add(eps);
-        return param.sub(m.div(denom).mul(stepSize));
+        var h = new OptimKernels.AdamHyper(group.lr(), beta1, beta2, eps, group.weightDecay(), decoupled, state.step());
+        OptimKernels.AdamState next = OptimizerSteps.adam(param, grad, state.buffer(EXP_AVG), state.buffer(EXP_AVG_SQ), h);
+        state.setBuffer(EXP_AVG, next.expAvg());
+        state.setBuffer(EXP_AVG_SQ, next.expAvgSq());
+        return param;
     }
 
     @Override

@@ -54,7 +54,8 @@ public abstract class Optimizer {
     }
 
     /**
-     * The new value of one parameter after this step (the caller writes it in place). Runs with
+     * The new value of one parameter after this step (the caller writes it in place), or
+     * {@code param} itself when the update already wrote it there (a fused step). Runs with
      * gradients off; {@code state.step()} already counts this step.
      *
      * @param param the current value, shaped like grad
@@ -75,7 +76,8 @@ public abstract class Optimizer {
                     if (p.frozen() || grad == null) continue;
                     ParamState s = state.computeIfAbsent(e.getKey(), k -> new ParamState());
                     s.advance();
-                    p.update(update(g, p.value(), grad, s));
+                    Tensor next = update(g, p.value(), grad, s);
+                    if (next != p.value()) p.update(next);
                 }
             }
         }

@@ -1,6 +1,8 @@
 package dev.symbiont.optim;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.optim.OptimKernels;
+import dev.symbiont.core.fused.optim.OptimizerSteps;
 import dev.symbiont.nn.Parameter;
 
 import java.util.List;
@@ -59,14 +61,12 @@ public final class SGD extends Optimizer {
 
     @Override
     protected Tensor update(ParamGroup group, Tensor param, Tensor grad, ParamState state) {
-        Tensor g = group.weightDecay() == 0 ? grad : grad.add(param.mul(group.weightDecay()));
-        if (momentum != 0) {
-            Tensor buf = state.buffer(MOMENTUM_BUFFER);
-            // PyTorch starts the buffer at the gradient itself, not at (1 − τ)·g.
-            buf = buf == null ? g.clone() : buf.mul(momentum).add(dampening == 0 ? g : g.mul(1 - dampening));
-            state.setBuffer(MOMENTUM_BUFFER, buf);
-            g = nesterov ? g.add(buf.mul(momentum)) : buf;
+        if (momentum != 0) { // one fused pass (the optim family); the buffer is replaced, not overwritten
+            var h = new OptimKernels.SgdHyper(group.lr(), momentum, dampening, nesterov, group.weightDecay());
+            state.setBuffer(MOMENTUM_BUFFER, OptimizerSteps.sgdMomentum(param, grad, state.buffer(MOMENTUM_BUFFER), h));
+            return param;
         }
+        Tensor g = group.weightDecay() == 0 ? grad : grad.add(param.mul(group.weightDecay()));
         return param.sub(g.mul(group.lr()));
     }
 

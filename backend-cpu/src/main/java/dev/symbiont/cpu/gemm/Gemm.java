@@ -26,6 +26,45 @@ public interface Gemm {
                float[] b, int bOff, int bRowStride, int bColStride,
                float[] c, int cOff, int ldc);
 
+    /**
+     * C = A·B + bias, with {@code bias[biasOff + j]} added to column j of every row: a Linear
+     * layer's forward. {@link VectorGemm} starts its register tiles from the bias, so the add
+     * costs no pass over C; the default adds it after {@link #sgemm}.
+     *
+     * @throws IndexOutOfBoundsException when the bias's n elements fall outside its array
+     */
+    default void sgemmBias(int m, int n, int k,
+                           float[] a, int aOff, int aRowStride, int aColStride,
+                           float[] b, int bOff, int bRowStride, int bColStride,
+                           float[] bias, int biasOff, float[] c, int cOff, int ldc) {
+        GemmChecks.checkVector("bias", bias, biasOff, n);
+        sgemm(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        for (int i = 0; i < m; i++) {
+            for (int j = 0, d = cOff + i * ldc; j < n; j++) c[d + j] += bias[biasOff + j];
+        }
+    }
+
+    /**
+     * C = A·B, and {@code sums[sumsOff + i]} = Σ_p A(i, p) (overwritten): a Linear layer's weight
+     * gradient gᵀ·x together with its bias gradient, the row sums of gᵀ. {@link VectorGemm}
+     * sums A's blocks right after packing them, while they are in cache; the default makes a
+     * pass over A after {@link #sgemm}.
+     *
+     * @throws IndexOutOfBoundsException when the m sums fall outside their array
+     */
+    default void sgemmRowSums(int m, int n, int k,
+                              float[] a, int aOff, int aRowStride, int aColStride,
+                              float[] b, int bOff, int bRowStride, int bColStride,
+                              float[] c, int cOff, int ldc, float[] sums, int sumsOff) {
+        GemmChecks.checkVector("sums", sums, sumsOff, m);
+        sgemm(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        for (int i = 0; i < m; i++) {
+            float s = 0;
+            for (int p = 0; p < k; p++) s += a[aOff + i * aRowStride + p * aColStride];
+            sums[sumsOff + i] = s;
+        }
+    }
+
     /** Which implementation this is. */
     GemmPath path();
 

@@ -39,6 +39,17 @@ final class GemmChecks {
         }
     }
 
+    /** The n elements of a bias or sums vector at {@code off} lie inside the array. */
+    static void checkVector(String name, float[] v, int off, int n) {
+        if (v == null) {
+            throw new NullPointerException("sgemm: " + name + " is null");
+        }
+        if (off < 0 || (long) off + n > v.length) {
+            throw new IndexOutOfBoundsException("sgemm: " + name + " of " + n + " elements at offset " + off
+                    + " runs past its array of length " + v.length);
+        }
+    }
+
     /** Every element (i, j), i < rows, j < cols, at off + i*rs + j*cs lies inside the array. */
     private static void checkExtent(String name, float[] arr, int off, int rows, int cols, int rs, int cs) {
         long lo = off + Math.min(0L, (long) (rows - 1) * rs) + Math.min(0L, (long) (cols - 1) * cs);

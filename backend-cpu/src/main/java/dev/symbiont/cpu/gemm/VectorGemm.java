@@ -70,8 +70,45 @@ public final class VectorGemm implements Gemm {
                       float[] b, int bOff, int bRowStride, int bColStride,
                       float[] c, int cOff, int ldc) {
         GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
-        Problem pr = new Problem(m, n, k, a, aOff, aRowStride, aColStride,
-                b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        run(new Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc,
+                null, 0, null, 0));
+    }
+
+    /** The bias is where each tile's accumulators start (the first k block), so it costs no pass over C. */
+    @Override
+    public void sgemmBias(int m, int n, int k,
+                          float[] a, int aOff, int aRowStride, int aColStride,
+                          float[] b, int bOff, int bRowStride, int bColStride,
+                          float[] bias, int biasOff, float[] c, int cOff, int ldc) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        GemmChecks.checkVector("bias", bias, biasOff, n);
+        Problem pr = new Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc,
+                bias, biasOff, null, 0);
+        if (k == 0) {
+            for (int i = 0; i < m; i++) System.arraycopy(bias, biasOff, c, cOff + i * ldc, n);
+            return;
+        }
+        run(pr);
+    }
+
+    /** The row sums are taken from A's packed blocks (in cache) by the threads that pack the first column block. */
+    @Override
+    public void sgemmRowSums(int m, int n, int k,
+                             float[] a, int aOff, int aRowStride, int aColStride,
+                             float[] b, int bOff, int bRowStride, int bColStride,
+                             float[] c, int cOff, int ldc, float[] sums, int sumsOff) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        GemmChecks.checkVector("sums", sums, sumsOff, m);
+        java.util.Arrays.fill(sums, sumsOff, sumsOff + m, 0f);
+        if (n == 0) { // no column block is packed: sum A directly
+            Gemm.super.sgemmRowSums(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc, sums, sumsOff);
+            return;
+        }
+        run(new Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc,
+                null, 0, sums, sumsOff));
+    }
+
+    private void run(Problem pr) {
         if (pr.trivial()) {
             return;
         }
@@ -92,7 +129,8 @@ public final class VectorGemm implements Gemm {
         for (int t = 0; t < batch; t++) {
             int ao = aOff + t * aBatchStride, bo = bOff + t * bBatchStride, co = cOff + t * cBatchStride;
             GemmChecks.check(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
-            problems[t] = new Problem(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc);
+            problems[t] = new Problem(m, n, k, a, ao, aRowStride, aColStride, b, bo, bRowStride, bColStride, c, co, ldc,
+                    null, 0, null, 0);
         }
         if (batch == 0) {
             return;
@@ -157,6 +195,10 @@ public final class VectorGemm implements Gemm {
             } else {
                 GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
             }
+            if (pr.sums != null && jc == 0) {
+                addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic, s.tile);
+            }
+            float[] bias = accumulate ? null : pr.bias;
             for (int q = 0; q < panels; q++) {
                 int j = jc + q * NR;
                 int cols = Math.min(NR, nc - q * NR);
@@ -165,19 +207,35 @@ public final class VectorGemm implements Gemm {
                     int rows = Math.min(MR, mc - ir);
                     int cAt = pr.cOff + (ic + ir) * pr.ldc + j;
                     if (rows == MR && cols == NR) {
-                        VectorGemmKernels.kernel(kc, aBuf, ir * kc, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate);
+                        VectorGemmKernels.kernel(kc, aBuf, ir * kc, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate,
+                                bias, pr.biasOff + j);
                     } else {
-                        edgeTile(kc, aBuf, ir * kc, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile);
+                        float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
+                        edgeTile(kc, aBuf, ir * kc, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile, edgeBias);
                     }
                 }
             }
         }
     }
 
+    /**
+     * Adds the row sums of a packed A block (element (r, p) of panel q at q·MR·kc + p·MR + r)
+     * to {@code sums[at + row]}; rows past mc are padding and skipped. acc is MR floats of scratch.
+     */
+    private static void addRowSums(float[] aBuf, int mc, int kc, float[] sums, int at, float[] acc) {
+        for (int q = 0; q * MR < mc; q++) {
+            java.util.Arrays.fill(acc, 0, MR, 0f);
+            for (int p = 0, d = q * MR * kc; p < kc; p++, d += MR) {
+                for (int r = 0; r < MR; r++) acc[r] += aBuf[d + r];
+            }
+            for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc[r];
+        }
+    }
+
     /** A partial tile: the kernel writes a full scratch tile, of which rows×cols go to C. */
     private static void edgeTile(int kc, float[] aBuf, int aAt, float[] bBuf, int bAt, Problem pr,
-                                 int cAt, int rows, int cols, boolean accumulate, float[] tile) {
-        VectorGemmKernels.kernel(kc, aBuf, aAt, bBuf, bAt, tile, 0, NR, false);
+                                 int cAt, int rows, int cols, boolean accumulate, float[] tile, float[] bias) {
+        VectorGemmKernels.kernel(kc, aBuf, aAt, bBuf, bAt, tile, 0, NR, false, bias, 0);
         float[] c = pr.c;
         for (int r = 0; r < rows; r++) {
             int d = cAt + r * pr.ldc, t = r * NR;
@@ -281,7 +339,8 @@ public final class VectorGemm implements Gemm {
     private record Problem(int m, int n, int k,
                            float[] a, int aOff, int aRs, int aCs,
                            float[] b, int bOff, int bRs, int bCs,
-                           float[] c, int cOff, int ldc) {
+                           float[] c, int cOff, int ldc,
+                           float[] bias, int biasOff, float[] sums, int sumsOff) {
         long flops() {
             return 2L * m * n * k;
         }
@@ -305,7 +364,15 @@ public final class VectorGemm implements Gemm {
     private static final class Scratch {
         final float[] a = new float[MC * KC];
         final float[] tile = new float[MR * NR];
+        private final float[] bias = new float[NR];
         private float[] b = new float[0];
+
+        /** bias[off, off + cols) padded with zeros to NR: the bias of an edge tile. */
+        float[] edgeBias(float[] from, int off, int cols) {
+            System.arraycopy(from, off, bias, 0, cols);
+            java.util.Arrays.fill(bias, cols, NR, 0f);
+            return bias;
+        }
 
         float[] b(int size) {
             if (b.length < size) {

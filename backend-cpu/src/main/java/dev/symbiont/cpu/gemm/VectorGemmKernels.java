@@ -44,9 +44,11 @@ final class VectorGemmKernels {
      *          all MR×NR elements of the tile must lie inside C (callers route edge tiles
      *          through a scratch tile)
      * @param accumulate add to C when true, overwrite C when false
+     * @param bias when not accumulating and not null, NR values the tile starts from in every
+     *             row (a Linear layer's bias, added while the tile is in registers)
      */
     static void kernel(int kc, float[] ap, int aOff, float[] bp, int bOff,
-                       float[] c, int cOff, int ldc, boolean accumulate) {
+                       float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
         FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
         if (accumulate) {
             // start from C itself: the tail is then a plain store, no add
@@ -60,9 +62,10 @@ final class VectorGemmKernels {
             c60 = FloatVector.fromArray(SPECIES, c, o); c61 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
             c70 = FloatVector.fromArray(SPECIES, c, o); c71 = FloatVector.fromArray(SPECIES, c, o + L);
         } else {
-            FloatVector z = FloatVector.zero(SPECIES);
-            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z; c30 = z; c31 = z;
-            c40 = z; c41 = z; c50 = z; c51 = z; c60 = z; c61 = z; c70 = z; c71 = z;
+            FloatVector z0 = bias == null ? FloatVector.zero(SPECIES) : FloatVector.fromArray(SPECIES, bias, biasOff);
+            FloatVector z1 = bias == null ? z0 : FloatVector.fromArray(SPECIES, bias, biasOff + L);
+            c00 = z0; c01 = z1; c10 = z0; c11 = z1; c20 = z0; c21 = z1; c30 = z0; c31 = z1;
+            c40 = z0; c41 = z1; c50 = z0; c51 = z1; c60 = z0; c61 = z1; c70 = z0; c71 = z1;
         }
         for (int p = 0; p < kc; p++) {
             int bi = bOff + p * NR;

@@ -138,6 +138,55 @@ abstract class GemmParityTest {
     }
 
     @Test
+    void should_add_the_bias_in_the_epilogue_on_edge_tiles_blocks_and_transposes() {
+        Random rnd = new Random(9);
+        int[][] shapes = {{1, 1, 1}, {7, 13, 31}, {37, 19, 23}, {131, 547, 517}, {300, 41, 70}, {5, 3, 0}};
+        for (int[] s : shapes) {
+            int m = s[0], n = s[1], k = s[2];
+            for (Layout lb : new Layout[] {Layout.ROW_MAJOR, Layout.TRANSPOSED}) {
+                StridedMatrix a = StridedMatrix.random(m, k, Layout.PADDED, rnd), b = StridedMatrix.random(k, n, lb, rnd);
+                float[] bias = randomArray(n + 3, rnd);
+                float[] c = filled(m * n, Float.NaN), ref = new float[m * n];
+                gemm().sgemmBias(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), bias, 3, c, 0, n);
+                NaiveGemm.sgemm(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), ref, 0, n);
+                for (int i = 0; i < m * n; i++) {
+                    assertClose(ref[i] + bias[3 + i % n], c[i], k, gemm().path() + " bias m=" + m + " n=" + n + " k=" + k
+                            + " B " + lb + " element " + i);
+                }
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> gemm().sgemmBias(2, 4, 1, new float[2], 0, 1, 1,
+                new float[4], 0, 4, 1, new float[3], 0, new float[8], 0, 4));
+    }
+
+    @Test
+    void should_return_the_row_sums_of_a_transposed_a_with_the_product() {
+        Random rnd = new Random(10);
+        // k > KC: the sums add up over several packed blocks; m > MC and n > NC: several row and column blocks
+        int[][] shapes = {{1, 1, 1}, {7, 13, 31}, {41, 70, 300}, {200, 150, 130}, {131, 547, 517}, {3, 0, 5}, {4, 2, 0}};
+        for (int[] s : shapes) {
+            int m = s[0], n = s[1], k = s[2];
+            for (Layout la : new Layout[] {Layout.TRANSPOSED, Layout.ROW_MAJOR, Layout.STRIDED}) {
+                StridedMatrix a = StridedMatrix.random(m, k, la, rnd), b = StridedMatrix.random(k, n, Layout.ROW_MAJOR, rnd);
+                float[] c = filled(m * n, Float.NaN), ref = new float[m * n], sums = filled(m + 2, Float.NaN);
+                gemm().sgemmRowSums(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), c, 0, n, sums, 2);
+                NaiveGemm.sgemm(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), ref, 0, n);
+                String where = gemm().path() + " row sums m=" + m + " n=" + n + " k=" + k + " A " + la;
+                for (int i = 0; i < m * n; i++) assertClose(ref[i], c[i], k, where + " element " + i);
+                for (int i = 0; i < m; i++) {
+                    double expected = 0;
+                    for (int p = 0; p < k; p++) expected += a.data()[a.off() + i * a.rowStride() + p * a.colStride()];
+                    assertClose((float) expected, sums[2 + i], k, where + " sum " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void should_reject_bad_arguments_with_the_shapes_in_the_message() {
         float[] a = new float[6], b = new float[6], c = new float[4];
         assertThrows(IllegalArgumentException.class,

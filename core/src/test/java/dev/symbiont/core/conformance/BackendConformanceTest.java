@@ -4,9 +4,11 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
 import dev.symbiont.core.fused.conv.ConvConformance;
+import dev.symbiont.core.fused.linear.LinearConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
 import dev.symbiont.core.fused.norm.ChannelNormConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
+import dev.symbiont.core.fused.optim.OptimConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
 
@@ -77,6 +79,16 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class MoeFamily extends MoeConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class LinearFamily extends LinearConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class OptimFamily extends OptimConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 

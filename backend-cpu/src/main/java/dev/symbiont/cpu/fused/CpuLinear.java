@@ -1,0 +1,109 @@
+package dev.symbiont.cpu.fused;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.fused.Fallbacks;
+import dev.symbiont.core.fused.linear.LinearKernels;
+import dev.symbiont.cpu.gemm.Gemm;
+import dev.symbiont.cpu.kernels.Rows;
+
+/**
+ * The linear family on the backend's {@link Gemm}. The forward is one {@link Gemm#sgemmBias}:
+ * the vector GEMM starts each register tile from the bias, so y = x·Wᵀ + b costs no pass
+ * after the product. The backward is two GEMMs on the tensors as they lie (W and x read
+ * through their strides, never transposed into copies); the weight gradient's
+ * {@link Gemm#sgemmRowSums} also returns the bias gradient, summed from the packed blocks of
+ * gᵀ the product reads anyway, so the output gradient is not read a second time for it.
+ */
+public final class CpuLinear implements LinearKernels {
+    private static final LinearKernels REFERENCE = LinearKernels.FAMILY.reference();
+    private static final String OP = "linear";
+
+    private final CpuTensors io;
+    private final Gemm gemm;
+
+    public CpuLinear(Backend backend, Gemm gemm) {
+        this.io = new CpuTensors(backend);
+        this.gemm = gemm;
+    }
+
+    @Override
+    public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+        if (!ready(x, weight, bias)) return REFERENCE.linear(x, weight, bias);
+        int rows = x.size(0), in = x.size(1), out = weight.size(0);
+        Rows xs = io.rows(OP, x, rows, in);
+        Layout wl = weight.layout();
+        float[] w = HeapStorage.floats(OP, weight.storage(), wl);
+        HeapStorage y = io.newFloats(rows * out);
+        // B = Wᵀ: B(p, j) = W[j, p]
+        if (bias == null) {
+            gemm.sgemm(rows, out, in, xs.data(), xs.offset(), xs.stride(), 1,
+                    w, wl.offset(), wl.stride(1), wl.stride(0), y.floats(), 0, out);
+        } else {
+            Rows b = io.vectorOf(OP, bias);
+            gemm.sgemmBias(rows, out, in, xs.data(), xs.offset(), xs.stride(), 1,
+                    w, wl.offset(), wl.stride(1), wl.stride(0), b.data(), b.offset(), y.floats(), 0, out);
+        }
+        return Tensor.of(y, rows, out);
+    }
+
+    @Override
+    public LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias) {
+        if (!ready(x, weight, null) || gradY.dtype() != DType.FLOAT32) {
+            return REFERENCE.linearBackward(gradY, x, weight, input, weightGrad, bias);
+        }
+        int rows = x.size(0), in = x.size(1), out = weight.size(0);
+        Rows g = io.rows(OP, gradY, rows, out);
+        Layout wl = weight.layout();
+        Tensor gx = null, gw = null, gb = null;
+        if (input) {
+            float[] w = HeapStorage.floats(OP, weight.storage(), wl);
+            HeapStorage dx = io.newFloats(rows * in);
+            gemm.sgemm(rows, in, out, g.data(), g.offset(), g.stride(), 1,
+                    w, wl.offset(), wl.stride(0), wl.stride(1), dx.floats(), 0, in);
+            gx = Tensor.of(dx, rows, in);
+        }
+        HeapStorage db = bias ? io.newFloats(out) : null;
+        if (weightGrad) {
+            Rows xs = io.rows(OP, x, rows, in);
+            HeapStorage dw = io.newFloats(out * in);
+            // A = gᵀ: A(i, p) = g[p, i]; its row sums are the bias gradient
+            if (bias) {
+                gemm.sgemmRowSums(out, in, rows, g.data(), g.offset(), 1, g.stride(),
+                        xs.data(), xs.offset(), xs.stride(), 1, dw.floats(), 0, in, db.floats(), 0);
+            } else {
+                gemm.sgemm(out, in, rows, g.data(), g.offset(), 1, g.stride(),
+                        xs.data(), xs.offset(), xs.stride(), 1, dw.floats(), 0, in);
+            }
+            gw = Tensor.of(dw, out, in);
+        } else if (bias) {
+            sumColumns(g, rows, out, db.floats());
+        }
+        if (bias) gb = Tensor.of(db, out);
+        return new LinearGrads(gx, gw, gb);
+    }
+
+    /** Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */
+    private static void sumColumns(Rows g, int rows, int cols, float[] sums) {
+        float[] d = g.data();
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0, at = g.start(r); j < cols; j++) sums[j] += d[at + j];
+        }
+    }
+
+    /** Non-empty float32 operands; otherwise counts a fallback. */
+    private static boolean ready(Tensor x, Tensor weight, Tensor bias) {
+        if (x.numel() > 0 && weight.numel() > 0 && x.dtype() == DType.FLOAT32 && weight.dtype() == DType.FLOAT32
+                && (bias == null || bias.dtype() == DType.FLOAT32)) {
+            return true;
+        }
+        Fallbacks.record(OP, "an empty or non-float32 operand");
+        return false;
+    }
+
+    @Override
+    public String toString() { return "CpuLinear"; }
+}

@@ -1,0 +1,29 @@
+package dev.symbiont.core.fused.linear;
+
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.Family;
+
+/**
+ * The linear family's contract: torch's {@code F.linear}, y = x·Wᵀ + b, as one GEMM whose
+ * epilogue adds the bias, and its backward with the bias gradient taken in the weight
+ * gradient's pass over the output gradient. Inputs carry no autograd history
+ * ({@link Linears} records the graph); x is 2-D (rows, in), core having flattened the leading
+ * dims. Any strides. {@link ReferenceLinear} is the reference, composed from primitives.
+ */
+public interface LinearKernels {
+
+    Family<LinearKernels> FAMILY = new Family<>("linear", LinearKernels.class, new ReferenceLinear());
+
+    /** x: (rows, in), weight: (out, in), bias: (out) or null → (rows, out) = x·Wᵀ + b. */
+    Tensor linear(Tensor x, Tensor weight, Tensor bias);
+
+    /**
+     * Gradients of {@link #linear} for gradY (rows, out): input gradY·W (rows, in), weight
+     * gradYᵀ·x (out, in, contiguous), bias Σ_rows gradY (out). Only the ones asked for are
+     * computed; the others are null.
+     */
+    LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias);
+
+    /** Gradients of a linear's input, weight and bias; null where not asked for. */
+    record LinearGrads(Tensor input, Tensor weight, Tensor bias) {}
+}

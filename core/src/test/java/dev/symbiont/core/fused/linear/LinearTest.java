@@ -1,0 +1,55 @@
+package dev.symbiont.core.fused.linear;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradCheck;
+import dev.symbiont.core.fused.Families;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** linear's values against a hand computation, finite differences of every gradient, and its errors. */
+class LinearTest {
+
+    @Test
+    void linearIsXTimesWeightTransposedPlusBias() {
+        Tensor x = Tensor.fromArray(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);
+        Tensor w = Tensor.fromArray(new float[] {1, 0, -1, 2, 1, 0}, 2, 3);
+        Tensor b = Tensor.fromArray(new float[] {10, 20}, 2);
+        assertArrayEquals(new float[] {1 - 3 + 10, 2 + 2 + 20, 4 - 6 + 10, 8 + 5 + 20}, Linears.linear(x, w, b).toFloatArray());
+        assertArrayEquals(new float[] {-2, 4, -2, 13}, Linears.linear(x, w, null).toFloatArray());
+    }
+
+    @Test
+    void gradientsMatchFiniteDifferences() {
+        Generator g = new Generator(3);
+        GradCheck.check("linear", in -> Linears.linear(in.get(0), in.get(1), in.get(2)),
+                GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5));
+        GradCheck.check("linear without bias", in -> Linears.linear(in.get(0), in.get(1), null),
+                GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 3, 6));
+    }
+
+    @Test
+    void mismatchedShapesNameTheOpAndTheShapes() {
+        Tensor x = Tensor.zeros(4, 3);
+        throwsMentioning(() -> Linears.linear(x, Tensor.zeros(2, 5), null),
+                "linear", "[4, 3]", "[2, 5]");
+        throwsMentioning(() -> Linears.linear(x, Tensor.zeros(2, 3), Tensor.zeros(3)),
+                "linear", "bias [3]");
+        throwsMentioning(() -> Linears.linear(Tensor.scalar(1f), Tensor.zeros(2, 3), null),
+                "linear", "weight [2, 3]");
+    }
+
+    private static void throwsMentioning(Executable call, String... fragments) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        for (String f : fragments) assertTrue(e.getMessage().contains(f), "'" + e.getMessage() + "' should mention " + f);
+    }
+
+    @Test
+    void theLinearFamilyIsKnown() {
+        assertTrue(Families.all().contains(LinearKernels.FAMILY));
+    }
+}
