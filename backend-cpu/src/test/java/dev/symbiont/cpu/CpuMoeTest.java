@@ -2,6 +2,7 @@ package dev.symbiont.cpu;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradCheck;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.moe.Moe;
@@ -97,6 +98,85 @@ class CpuMoeTest {
     void largeGroupsRunEachGemmAcrossItsTilesAndStillMatch() {
         assertMatches("one expert, 601 tokens", Routing.RANDOM, 1, 1, 601, 64, 160, MoeKernels.DROPLESS);
         assertMatches("two experts, 601 tokens", Routing.RANDOM, 2, 2, 601, 64, 160, MoeKernels.DROPLESS);
+    }
+
+    /**
+     * A SwiGLU expert layer as {@code MoeFeedForward} runs it: one (out, in) Linear weight per
+     * expert, transposed views into the grouped GEMM, the gradients written in the weights' own layout.
+     */
+    private static List<float[]> runPerExpert(boolean reference, long[] ids, int experts, int k, int d, int hidden) {
+        try (var scope = Backends.use(CPU); var forced = reference ? FusedKernels.forceReference(MoeKernels.FAMILY) : null) {
+            Generator gen = new Generator(23);
+            int tokens = ids.length / k;
+            Tensor x = Tensor.randn(gen, tokens, d).requiresGrad(true);
+            List<Tensor> w1 = new ArrayList<>(), w3 = new ArrayList<>(), w2 = new ArrayList<>();
+            for (int e = 0; e < experts; e++) {
+                w1.add(Tensor.randn(gen, hidden, d).mul(0.3).detach().requiresGrad(true));
+                w3.add(Tensor.randn(gen, hidden, d).mul(0.3).detach().requiresGrad(true));
+                w2.add(Tensor.randn(gen, d, hidden).mul(0.3).detach().requiresGrad(true));
+            }
+            Tensor gate = Tensor.rand(gen, tokens, k).requiresGrad(true);
+            MoeKernels.Permuted p = Moe.permute(x, Tensor.fromArray(ids, tokens, k), experts, MoeKernels.DROPLESS);
+            Tensor a = Moe.groupedMatmul(p.rows(), transposed(w1), p.groupSizes()).silu()
+                    .mul(Moe.groupedMatmul(p.rows(), transposed(w3), p.groupSizes()));
+            Tensor y = Moe.combine(Moe.groupedMatmul(a, transposed(w2), p.groupSizes()), gate, p.permutation());
+            y.backward(Tensor.randn(new Generator(3), y.shape()));
+            List<float[]> out = new ArrayList<>();
+            out.add(y.toFloatArray());
+            out.add(x.grad().toFloatArray());
+            for (List<Tensor> ws : List.of(w1, w3, w2)) {
+                for (Tensor w : ws) out.add(w.grad() == null ? new float[w.numel()] : w.grad().toFloatArray());
+            }
+            out.add(gate.grad().toFloatArray());
+            return out;
+        }
+    }
+
+    private static List<Tensor> transposed(List<Tensor> weights) {
+        return weights.stream().map(Tensor::t).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"random over 4", "all on expert 2", "empty experts 0 and 3", "large groups"})
+    void perExpertWeightsMatchTheReferenceForwardAndEveryGradient(String routing) {
+        int experts = 4, k = 2, tokens = routing.equals("large groups") ? 301 : 23;
+        Generator gen = new Generator(9);
+        long[] ids = new long[tokens * k];
+        for (int t = 0; t < tokens; t++) {
+            for (int i = 0; i < k; i++) {
+                ids[t * k + i] = switch (routing) {
+                    case "all on expert 2" -> 2;
+                    case "empty experts 0 and 3" -> 1 + (t + i) % 2;
+                    default -> (t * 7 + i * 3 + gen.nextInt(2)) % experts; // uneven counts
+                };
+            }
+        }
+        int d = routing.equals("large groups") ? 64 : 24, hidden = routing.equals("large groups") ? 160 : 40;
+        List<float[]> expected = runPerExpert(true, ids, experts, k, d, hidden);
+        List<float[]> actual = runPerExpert(false, ids, experts, k, d, hidden);
+        for (int i = 0; i < expected.size(); i++) {
+            float[] e = expected.get(i), a = actual.get(i);
+            assertTrue(e.length == a.length, routing + " result " + i + ": lengths differ");
+            for (int j = 0; j < e.length; j++) {
+                if (Math.abs(e[j] - a[j]) > 1e-4 * Math.max(1, Math.abs(e[j]))) {
+                    fail(routing + " result " + i + "[" + j + "]: cpu " + a[j] + ", reference " + e[j]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void cpuGroupedGemmGradientsMatchFiniteDifferencesForBothWeightLayouts() {
+        // Expert 1 is empty; expert 0's weight is a transposed (out, in) leaf, expert 2's a plain (in, out) one.
+        long[] ids = {0, 2, 2, 0, 2, 0, 0, 2, 2, 0, 0, 2};
+        Generator gen = new Generator(4);
+        GradCheck.check("cpu grouped GEMM, per-expert weights", CPU, in -> {
+            MoeKernels.Permuted p = Moe.permute(in.get(0), Tensor.fromArray(ids, 6, 2), 3, MoeKernels.DROPLESS);
+            Tensor y = Moe.groupedMatmul(p.rows(), List.of(in.get(2).t(), in.get(3), in.get(4).t()), p.groupSizes());
+            return Moe.combine(y, in.get(1), p.permutation());
+        }, GradCheck.randn(gen, 1, 6, 3), GradCheck.uniform(gen, 0.2, 1, 6, 2),
+                GradCheck.randn(gen, 1, 4, 3), GradCheck.randn(gen, 1, 3, 4),
+                GradCheck.randn(gen, 1, 4, 3));
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.symbiont.cpu.fused;
 
 import dev.symbiont.core.DType;
-import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
@@ -11,27 +10,27 @@ import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
 
+import java.util.List;
+
 /**
  * The moe family on the CPU. permute is a counting sort (one pass to count the slots per
  * expert, one to place them, one parallel copy of the rows); combine and the backward passes
  * run once over the tokens through the inverse permutation, so no two threads write one row
- * and the sums are deterministic. The grouped GEMM calls the backend's {@link Gemm} on each
- * group's rows in place — no padding to a capacity, no copy of a transposed weight — across
- * experts in parallel when the groups are small, and across each GEMM's tiles when they are not.
+ * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s.
  */
 public final class CpuMoe implements MoeKernels {
-    private static final String PERMUTE = "moe_permute", GROUPED = "grouped_matmul", COMBINE = "moe_combine";
-    /** Multiply-adds per expert GEMM below which experts run in parallel (the vector GEMM keeps such a product on one thread). */
-    private static final long SMALL_GEMM = 144L * 144 * 144;
+    private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine";
 
     private final Backend backend;
     private final CpuTensors io;
     private final Gemm gemm;
+    private final CpuGroupedGemm grouped;
 
     public CpuMoe(Backend backend, Gemm gemm) {
         this.backend = backend;
         this.io = new CpuTensors(backend);
         this.gemm = gemm;
+        this.grouped = new CpuGroupedGemm(io, gemm);
     }
 
     // ---- permute ---------------------------------------------------------------------------------
@@ -80,58 +79,13 @@ public final class CpuMoe implements MoeKernels {
     // ---- grouped GEMM ----------------------------------------------------------------------------
 
     @Override
-    public Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes) {
-        long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
-        int rows = x.size(0), in = weights.size(1), outCols = weights.size(2);
-        Rows a = io.rows(GROUPED, x, rows, in);
-        Layout wl = weights.layout();
-        float[] w = HeapStorage.floats(GROUPED, weights.storage(), wl);
-        HeapStorage out = io.newFloats(rows * outCols);
-        float[] c = out.floats();
-        long[] offsets = offsets(sizes);
-        forEachGroup(sizes, (long) in * outCols, e -> {
-            int n = (int) sizes[e], off = (int) offsets[e];
-            gemm.sgemm(n, outCols, in, a.data(), a.start(off), a.stride(), 1,
-                    w, wl.offset() + e * wl.stride(0), wl.stride(1), wl.stride(2), c, off * outCols, outCols);
-        });
-        return Tensor.of(out, rows, outCols);
+    public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
+        return grouped.forward(x, weights, Moe.groupSizesOnHost(x, groupSizes));
     }
 
     @Override
-    public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, Tensor weights, Tensor groupSizes) {
-        long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
-        int rows = x.size(0), in = weights.size(1), outCols = weights.size(2), experts = weights.size(0);
-        Rows a = io.rows(GROUPED, x, rows, in);
-        Rows g = io.rows(GROUPED, gradOut, rows, outCols);
-        Layout wl = weights.layout();
-        float[] w = HeapStorage.floats(GROUPED, weights.storage(), wl);
-        HeapStorage dx = io.newFloats(rows * in), dw = io.newFloats(experts * in * outCols);
-        float[] dxs = dx.floats(), dws = dw.floats();
-        long[] offsets = offsets(sizes);
-        forEachGroup(sizes, (long) in * outCols, e -> {
-            int n = (int) sizes[e], off = (int) offsets[e], we = wl.offset() + e * wl.stride(0);
-            // dx_e = g_e · W_eᵀ: W_eᵀ's (j, p) is W_e's (p, j), read through swapped strides.
-            gemm.sgemm(n, in, outCols, g.data(), g.start(off), g.stride(), 1,
-                    w, we, wl.stride(2), wl.stride(1), dxs, off * in, in);
-            // dW_e = x_eᵀ · g_e: x_eᵀ's (p, r) is x's (off + r, p).
-            gemm.sgemm(in, outCols, n, a.data(), a.start(off), 1, a.stride(),
-                    g.data(), g.start(off), g.stride(), 1, dws, e * in * outCols, outCols);
-        });
-        return new GroupedGrads(Tensor.of(dx, rows, in), Tensor.of(dw, experts, in, outCols));
-    }
-
-    /** Runs {@code body} for every non-empty group: in parallel across groups when each GEMM is small. */
-    private static void forEachGroup(long[] sizes, long perRow, java.util.function.IntConsumer body) {
-        int experts = sizes.length;
-        long biggest = 0;
-        for (long s : sizes) biggest = Math.max(biggest, s * perRow);
-        if (biggest < SMALL_GEMM) {
-            Parallel.forRange(experts, 1, (from, to) -> {
-                for (int e = from; e < to; e++) if (sizes[e] > 0) body.accept(e);
-            });
-        } else {
-            for (int e = 0; e < experts; e++) if (sizes[e] > 0) body.accept(e); // each GEMM parallel over its tiles
-        }
+    public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes) {
+        return grouped.backward(gradOut, x, weights, Moe.groupSizesOnHost(x, groupSizes));
     }
 
     // ---- combine ---------------------------------------------------------------------------------
@@ -200,12 +154,6 @@ public final class CpuMoe implements MoeKernels {
             rowOfSlot[(int) s] = r;
         }
         return rowOfSlot;
-    }
-
-    private static long[] offsets(long[] sizes) {
-        long[] offsets = new long[sizes.length];
-        for (int e = 1; e < sizes.length; e++) offsets[e] = offsets[e - 1] + sizes[e - 1];
-        return offsets;
     }
 
     /** dst[dOff..] += a · src[sOff..] over n elements. */

@@ -68,21 +68,24 @@ public final class MoeFeedForward extends ChannelMixer {
         TopKRouter.Routing r = gate.route(flat);
         MoeKernels.Permuted p = Moe.permute(flat, r.expertIds(), e, config.dispatch().capacity(tokens, k, e));
         Tensor sizes = p.groupSizes();
-        // Linear weights (E, out, in) seen as (E, in, out): the transposes are strides, not copies.
-        Tensor h = Moe.groupedMatmul(p.rows(), stacked(ex -> ex.w1), sizes).silu()
-                .mul(Moe.groupedMatmul(p.rows(), stacked(ex -> ex.w3), sizes));
-        Tensor y = Moe.combine(Moe.groupedMatmul(h, stacked(ex -> ex.w2), sizes), r.weights(), p.permutation());
+        Tensor h = Moe.groupedMatmul(p.rows(), weights(ex -> ex.w1), sizes).silu()
+                .mul(Moe.groupedMatmul(p.rows(), weights(ex -> ex.w3), sizes));
+        Tensor y = Moe.combine(Moe.groupedMatmul(h, weights(ex -> ex.w2), sizes), r.weights(), p.permutation());
         lastAux = new Aux(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits()),
                 RouterLosses.expertLoad(r.expertIds(), e), tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k));
         if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
         return y.reshape(shape);
     }
 
-    /** One projection of every expert as (E, in, out): the stacked (E, out, in) Linear weights, transposed. */
-    private Tensor stacked(Function<SwiGluExpert, Linear> projection) {
+    /**
+     * One projection of every expert, each (in, out): its Linear's (out, in) weight transposed, a
+     * view. The grouped GEMM reads each in place and writes its gradient in the weight's own
+     * layout, so nothing is stacked or copied per step.
+     */
+    private List<Tensor> weights(Function<SwiGluExpert, Linear> projection) {
         List<Tensor> ws = new ArrayList<>(experts.size());
-        for (SwiGluExpert ex : experts) ws.add(projection.apply(ex).weight().value());
-        return Tensor.stack(ws, 0).transpose(1, 2);
+        for (SwiGluExpert ex : experts) ws.add(projection.apply(ex).weight().value().t());
+        return ws;
     }
 
     /** The losses and statistics of the last forward, or null before the first. */

@@ -5,7 +5,10 @@ import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
 
 /**
  * The mixture-of-experts ops, through the backend's moe family ({@link MoeKernels}): a layer
@@ -90,26 +93,79 @@ public final class Moe {
      */
     public static Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes) {
         Checks.sameBackend(GROUPED_MATMUL, x, weights, groupSizes);
-        floats(GROUPED_MATMUL, "x", x, 2);
         floats(GROUPED_MATMUL, "weights", weights, 3);
+        Tensor w2 = weights.detach();
+        List<Tensor> experts = new ArrayList<>(weights.size(0));
+        for (int e = 0; e < weights.size(0); e++) experts.add(w2.select(0, e));
+        checkGrouped(x, experts, groupSizes, Arrays.toString(weights.shape()));
+        // One autograd input for the stack: its gradient is the experts' gradients stacked.
+        return grouped(x, experts, groupSizes, dw -> new Tensor[] {Tensor.stack(dw, 0)}, weights);
+    }
+
+    /**
+     * The grouped expert GEMM over one weight per expert — each expert's own parameter, so a
+     * layer need not stack its experts' weights every step; each gets its own gradient.
+     *
+     * @param x          (R, in) float32, rows grouped by expert (permute's rows)
+     * @param weights    E ≥ 1 tensors (in, out) float32 of one shape, any strides (e.g. a Linear's
+     *                   (out, in) weight transposed)
+     * @param groupSizes (E) int32 or int64 summing to R
+     * @return (R, out), differentiable w.r.t. x and every weight
+     * @throws IllegalArgumentException for wrong ranks or dtypes, expert weights of different shapes,
+     *         in-sizes or expert counts that disagree, or group sizes that are negative or do not sum to R
+     */
+    public static Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
+        if (weights.isEmpty()) throw new IllegalArgumentException(GROUPED_MATMUL + ": no expert weights");
+        int[] first = weights.get(0).shape();
+        for (int e = 0; e < weights.size(); e++) {
+            Tensor w = weights.get(e);
+            Checks.sameBackend(GROUPED_MATMUL, x, w, groupSizes);
+            floats(GROUPED_MATMUL, "weights[" + e + "]", w, 2);
+            if (!Arrays.equals(w.shape(), first)) {
+                throw new IllegalArgumentException(GROUPED_MATMUL + ": expert weights of inconsistent shapes: weights[0] "
+                        + Arrays.toString(first) + ", weights[" + e + "] " + Arrays.toString(w.shape()));
+            }
+        }
+        List<Tensor> detached = weights.stream().map(Tensor::detach).toList();
+        checkGrouped(x, detached, groupSizes, weights.size() + " × " + Arrays.toString(first));
+        return grouped(x, detached, groupSizes, dw -> dw.toArray(new Tensor[0]), weights.toArray(new Tensor[0]));
+    }
+
+    private static void checkGrouped(Tensor x, List<Tensor> weights, Tensor groupSizes, String weightShape) {
+        if (weights.isEmpty()) throw new IllegalArgumentException(GROUPED_MATMUL + ": no expert weights (" + weightShape + ")");
+        floats(GROUPED_MATMUL, "x", x, 2);
         indexVector(GROUPED_MATMUL, "groupSizes", groupSizes);
-        if (weights.size(1) != x.size(1)) {
+        int in = weights.get(0).size(0);
+        if (in != x.size(1)) {
             throw new IllegalArgumentException(GROUPED_MATMUL + ": x " + Arrays.toString(x.shape()) + " has " + x.size(1)
-                    + " columns but the expert weights " + Arrays.toString(weights.shape()) + " take " + weights.size(1));
+                    + " columns but the expert weights " + weightShape + " take " + in);
         }
-        if (groupSizes.size(0) != weights.size(0)) {
+        if (groupSizes.size(0) != weights.size()) {
             throw new IllegalArgumentException(GROUPED_MATMUL + ": " + groupSizes.size(0) + " group sizes for "
-                    + weights.size(0) + " experts (weights " + Arrays.toString(weights.shape()) + ")");
+                    + weights.size() + " experts (weights " + weightShape + ")");
         }
-        Tensor x2 = x.detach(), w2 = weights.detach(), sizes = groupSizes.detach();
-        long flops = 2L * x.size(0) * weights.size(1) * weights.size(2);
-        long bytes = FusedOp.bytes(x, weights) + 4L * x.size(0) * weights.size(2);
+    }
+
+    /** The op itself; {@code weightGrads} turns the experts' gradients into those of {@code weightInputs}. */
+    private static Tensor grouped(Tensor x, List<Tensor> weights, Tensor groupSizes,
+                                  Function<List<Tensor>, Tensor[]> weightGrads, Tensor... weightInputs) {
+        Tensor x2 = x.detach(), sizes = groupSizes.detach();
+        int in = weights.get(0).size(0), out = weights.get(0).size(1);
+        long flops = 2L * x.size(0) * in * out;
+        long bytes = FusedOp.bytes(x) + 4L * weights.size() * in * out + 4L * x.size(0) * out;
+        Tensor[] inputs = new Tensor[1 + weightInputs.length];
+        inputs[0] = x;
+        System.arraycopy(weightInputs, 0, inputs, 1, weightInputs.length);
         return GROUPED_OP.run(x.backend(), flops, bytes,
-                kernels -> new FusedOp.Result<>(kernels.groupedMatmul(x2, w2, sizes), null),
+                kernels -> new FusedOp.Result<>(kernels.groupedMatmul(x2, weights, sizes), null),
                 (kernels, none, g) -> {
-                    MoeKernels.GroupedGrads gr = kernels.groupedMatmulBackward(g, x2, w2, sizes);
-                    return new Tensor[] {gr.dx(), gr.dWeights()};
-                }, x, weights);
+                    MoeKernels.GroupedGrads gr = kernels.groupedMatmulBackward(g, x2, weights, sizes);
+                    Tensor[] dw = weightGrads.apply(gr.dWeights());
+                    Tensor[] grads = new Tensor[1 + dw.length];
+                    grads[0] = gr.dx();
+                    System.arraycopy(dw, 0, grads, 1, dw.length);
+                    return grads;
+                }, inputs);
     }
 
     /**

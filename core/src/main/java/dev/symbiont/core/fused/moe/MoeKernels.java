@@ -3,6 +3,8 @@ package dev.symbiont.core.fused.moe;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.Family;
 
+import java.util.List;
+
 /**
  * The mixture-of-experts family's contract: moving token slots to their experts and back, and
  * the grouped expert GEMM in between. Semantics and argument checks are {@link Moe}'s; inputs
@@ -36,14 +38,19 @@ public interface MoeKernels {
     Tensor permuteBackward(Tensor gradRows, Tensor permutation, int tokens, int k);
 
     /**
-     * Rows {@code [offset_e, offset_e + size_e)} of {@code x} times {@code weights[e]}, for each
-     * expert e in order: x (R, in) float32, weights (E, in, out) float32, groupSizes (E) int
+     * Rows {@code [offset_e, offset_e + size_e)} of {@code x} times {@code weights.get(e)}, for
+     * each expert e in order: x (R, in) float32, weights E tensors (in, out) float32 of any
+     * strides (each expert's own parameter, or views of one stacked tensor), groupSizes (E) int
      * summing to R (else {@link IllegalArgumentException}); result (R, out).
      */
-    Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes);
+    Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes);
 
-    /** Gradients of {@link #groupedMatmul}: dx (R, in) = g_e·W_eᵀ per group, dW (E, in, out) = x_eᵀ·g_e (zeros for an empty group). */
-    GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, Tensor weights, Tensor groupSizes);
+    /**
+     * Gradients of {@link #groupedMatmul}: dx (R, in) = g_e·W_eᵀ per group, and one dW_e (in, out)
+     * = x_eᵀ·g_e per expert (zeros for an empty group). A kernel may give dW_e the strides of W_e
+     * (a transposed weight gets a transposed gradient), so it reaches a Linear's (out, in) weight without a copy.
+     */
+    GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes);
 
     /**
      * The weighted sum back in token order: out[t] = Σ_i w[t, i] · y[row of slot t·k + i], a
@@ -71,8 +78,8 @@ public interface MoeKernels {
         public int keptRows() { return rows.size(0); }
     }
 
-    /** Gradients of the grouped GEMM's input (R, in) and weights (E, in, out). */
-    record GroupedGrads(Tensor dx, Tensor dWeights) {}
+    /** Gradients of the grouped GEMM's input (R, in) and of each expert's weight (in, out). */
+    record GroupedGrads(Tensor dx, List<Tensor> dWeights) {}
 
     /** Gradients of combine's sorted rows (R, d) and routing weights (T, k). */
     record CombineGrads(Tensor dy, Tensor dRoutingWeights) {}

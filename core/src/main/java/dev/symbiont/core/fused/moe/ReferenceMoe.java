@@ -47,29 +47,29 @@ public final class ReferenceMoe implements MoeKernels {
     }
 
     @Override
-    public Tensor groupedMatmul(Tensor x, Tensor weights, Tensor groupSizes) {
+    public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
         long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
         List<Tensor> parts = new ArrayList<>();
         int offset = 0;
         for (int e = 0; e < sizes.length; e++) {
             int n = (int) sizes[e];
-            if (n > 0) parts.add(x.narrow(0, offset, n).matmul(weights.select(0, e)));
+            if (n > 0) parts.add(x.narrow(0, offset, n).matmul(weights.get(e)));
             offset += n;
         }
-        return parts.isEmpty() ? zeros(x.backend(), x.size(0), weights.size(2)) : Tensor.cat(parts, 0);
+        return parts.isEmpty() ? zeros(x.backend(), x.size(0), weights.get(0).size(1)) : Tensor.cat(parts, 0);
     }
 
     @Override
-    public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, Tensor weights, Tensor groupSizes) {
+    public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes) {
         long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
-        int in = weights.size(1), out = weights.size(2);
+        int in = weights.get(0).size(0), out = weights.get(0).size(1);
         List<Tensor> dx = new ArrayList<>(), dw = new ArrayList<>();
         int offset = 0;
         for (int e = 0; e < sizes.length; e++) {
             int n = (int) sizes[e];
             if (n > 0) {
                 Tensor g = gradOut.narrow(0, offset, n);
-                dx.add(g.matmul(weights.select(0, e).transpose(0, 1)));
+                dx.add(g.matmul(weights.get(e).transpose(0, 1)));
                 dw.add(x.narrow(0, offset, n).transpose(0, 1).matmul(g));
             } else {
                 dw.add(zeros(x.backend(), in, out));
@@ -77,7 +77,7 @@ public final class ReferenceMoe implements MoeKernels {
             offset += n;
         }
         Tensor dxAll = dx.isEmpty() ? zeros(x.backend(), x.size(0), in) : Tensor.cat(dx, 0);
-        return new GroupedGrads(dxAll, Tensor.stack(dw, 0));
+        return new GroupedGrads(dxAll, dw);
     }
 
     @Override

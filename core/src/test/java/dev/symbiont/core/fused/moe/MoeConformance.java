@@ -83,6 +83,34 @@ public abstract class MoeConformance extends ConformanceBase {
                 experts, capacity(cap)).permutation(), EXACT);
     }
 
+    /**
+     * The grouped GEMM over one weight per expert, as a layer with a Linear per expert calls it:
+     * experts alternate between transposed (a Linear's (out, in) weight seen as (in, out)) and
+     * plain weights, so both gradient layouts are compared.
+     */
+    private static Tensor perExpertLayer(Inputs in, Tensor ids, int experts, int d, int hidden) {
+        Tensor x = in.randn(ids.size(0), d);
+        java.util.List<Tensor> w1 = new java.util.ArrayList<>(), w2 = new java.util.ArrayList<>();
+        for (int e = 0; e < experts; e++) {
+            w1.add(e % 2 == 0 ? in.transposed(d, hidden) : in.randn(d, hidden));
+            w2.add(e % 2 == 0 ? in.randn(hidden, d) : in.transposed(hidden, d));
+        }
+        Tensor routing = in.uniform(0.1, 1.0, ids.size(0), ids.size(1));
+        MoeKernels.Permuted p = Moe.permute(x, ids, experts, MoeKernels.DROPLESS);
+        Tensor h = Moe.groupedMatmul(p.rows(), w1, p.groupSizes()).silu();
+        return Moe.combine(Moe.groupedMatmul(h, w2, p.groupSizes()), routing, p.permutation());
+    }
+
+    @Test
+    void perExpertWeightsMatchReferenceWithUnevenEmptyAndSingleExpertLoads() {
+        assertMatchesReference("per-expert weights, random routing", in -> perExpertLayer(in, routedIds(in, 19, 4, 2), 4, 6, 10),
+                matmulTolerance(10));
+        assertMatchesReference("per-expert weights, all on expert 1", in -> perExpertLayer(in, Tensor.full(1, DType.INT64, 9, 1),
+                3, 5, 7), matmulTolerance(7));
+        assertMatchesReference("per-expert weights, two of eight experts", in -> perExpertLayer(in,
+                Tensor.fromArray(new long[] {7, 2, 2, 7, 7, 2, 2, 7, 7, 2, 2, 7}, 6, 2), 8, 5, 7), matmulTolerance(7));
+    }
+
     @Test
     void groupedMatmulOnWideGroupsMatchesReference() {
         // Groups bigger than a GEMM tile, one empty, with a non-contiguous input.

@@ -90,6 +90,18 @@ class MoeTest {
     }
 
     @Test
+    void gradientsOfPerExpertWeightsMatchFiniteDifferences() {
+        // Expert 1 takes no token; expert 0's weight is a transposed (out, in) leaf, expert 2's a plain one.
+        Tensor ids = Tensor.fromArray(new long[] {0, 2, 2, 0, 2, 0, 0, 2, 2, 0}, 5, 2);
+        GradCheck.check("moe layer, per-expert weights", in -> {
+            MoeKernels.Permuted p = Moe.permute(in.get(0), ids, 3, MoeKernels.DROPLESS);
+            Tensor y = Moe.groupedMatmul(p.rows(), java.util.List.of(in.get(2).t(), in.get(3), in.get(4).t()), p.groupSizes());
+            return Moe.combine(y, in.get(1), p.permutation());
+        }, GradCheck.randn(gen, 1, 5, 3), GradCheck.uniform(gen, 0.2, 1, 5, 2), GradCheck.randn(gen, 1, 4, 3),
+                GradCheck.randn(gen, 1, 3, 4), GradCheck.randn(gen, 1, 4, 3));
+    }
+
+    @Test
     void theMoeFamilyIsListedAndRunsTheReferenceOnABackendWithoutKernels() {
         assertTrue(Families.all().contains(MoeKernels.FAMILY));
         assertEquals(MoeKernels.FAMILY, Families.named("moe"));
@@ -141,6 +153,10 @@ class MoeTest {
                 "grouped_matmul", "weights", "3-d");
         throwsMentioning(IllegalArgumentException.class,
                 () -> Moe.groupedMatmul(x, Tensor.randn(gen, 2, 4, 6), Tensor.fromArray(new long[] {2, 2})), "grouped_matmul", "sum to 4", "5 rows");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x,
+                java.util.List.of(Tensor.randn(gen, 4, 6), Tensor.randn(gen, 4, 5)), sizes), "grouped_matmul", "inconsistent", "[4, 5]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, java.util.List.of(), sizes),
+                "grouped_matmul", "no expert weights");
         throwsMentioning(IllegalArgumentException.class, () -> Moe.combine(Tensor.randn(gen, 7, 3), Tensor.rand(gen, 3, 2),
                 Tensor.fromArray(new long[] {0, 1, 2, 3, 4, 5, 0})), "moe_combine", "[7, 3]", "[3, 2]");
         throwsMentioning(IndexOutOfBoundsException.class, () -> Moe.combine(Tensor.randn(gen, 2, 3), Tensor.rand(gen, 2, 1),
