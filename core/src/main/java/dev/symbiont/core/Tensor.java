@@ -7,6 +7,8 @@ import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.attention.Attention;
+import dev.symbiont.core.fused.conv.Convolutions;
+import dev.symbiont.core.fused.conv.Pooling;
 import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.ops.Elementwise;
@@ -293,6 +295,27 @@ public final class Tensor {
     public Tensor crossEntropy(Tensor targets) { return Losses.crossEntropy(this, targets, -100); }
     public Tensor crossEntropy(Tensor targets, long ignoreIndex) { return Losses.crossEntropy(this, targets, ignoreIndex); }
     public Tensor mseLoss(Tensor target) { return Losses.mseLoss(this, target); }
+
+    // ---- convolution and pooling (full options in fused.conv.Convolutions and Pooling) ----------
+
+    /** torch.nn.functional.conv2d of this (N, C, H, W) with weight (O, C/groups, kh, kw) and bias null or (O). */
+    public Tensor conv2d(Tensor weight, Tensor bias, int stride, int padding, int dilation, int groups) {
+        return Convolutions.conv2d(this, weight, bias, stride, padding, dilation, groups);
+    }
+    /** conv2d with padding "same" (stride 1) or "valid". */
+    public Tensor conv2d(Tensor weight, Tensor bias, String padding) {
+        return Convolutions.conv2d(this, weight, bias, new int[] {1}, padding, new int[] {1}, 1);
+    }
+    /** torch.nn.functional.conv1d of this (N, C, L) with weight (O, C/groups, k) and bias null or (O). */
+    public Tensor conv1d(Tensor weight, Tensor bias, int stride, int padding, int dilation, int groups) {
+        return Convolutions.conv1d(this, weight, bias, stride, padding, dilation, groups);
+    }
+    /** max_pool2d of this (N, C, H, W): square window, stride and padding. */
+    public Tensor maxPool2d(int kernel, int stride, int padding) { return Pooling.maxPool2d(this, kernel, stride, padding); }
+    /** avg_pool2d of this (N, C, H, W), padding counted in the divisor. */
+    public Tensor avgPool2d(int kernel, int stride, int padding) { return Pooling.avgPool2d(this, kernel, stride, padding); }
+    /** adaptive_avg_pool2d of this (N, C, H, W) to (N, C, outH, outW). */
+    public Tensor adaptiveAvgPool2d(int outH, int outW) { return Pooling.adaptiveAvgPool2d(this, outH, outW); }
 
     // ---- indexing and joining -----------------------------------------------------------------
 

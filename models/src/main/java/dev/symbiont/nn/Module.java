@@ -201,7 +201,9 @@ public abstract class Module {
             Tensor value = given.dtype() == current.dtype() ? given : given.to(current.dtype());
             if (value.backend() != current.backend()) value = value.to(current.backend());
             if (parameter != null) parameter.replace(value.contiguous());
-            else owner.buffers.put(name, value.detach());
+            // A private copy, as parameters get: buffers updated in place (batch norm's running
+            // statistics) must not write into the caller's state dict.
+            else owner.buffers.put(name, (value == given ? value.clone() : value).detach());
         }
     }
 

@@ -15,13 +15,18 @@ import java.util.Arrays;
 /**
  * The norm family on Vector-API row kernels ({@link VectorSoftmax}, {@link VectorNorms}):
  * softmax along the last dim and norms of (rows, cols) with (cols) parameters, each row read in
- * place when consecutive. Any other input runs the reference and is counted as a fallback.
+ * place when consecutive; batch norm and group norm of (N, C, L) on {@link CpuChannelNorms}. Any
+ * other input runs the reference and is counted as a fallback.
  */
 public final class CpuNorm implements NormKernels {
     private static final NormKernels REFERENCE = NormKernels.FAMILY.reference();
     private final CpuTensors io;
+    private final CpuChannelNorms channels;
 
-    public CpuNorm(Backend backend) { this.io = new CpuTensors(backend); }
+    public CpuNorm(Backend backend) {
+        this.io = new CpuTensors(backend);
+        this.channels = new CpuChannelNorms(io);
+    }
 
     // ---- softmax ---------------------------------------------------------------------------------
 
@@ -136,6 +141,33 @@ public final class CpuNorm implements NormKernels {
         return new NormGrads(Tensor.of(gx, rows, cols), gw == null ? null : Tensor.of(gw, cols), null);
     }
 
+    // ---- channel norms of (N, C, L): batch norm and group norm -----------------------------------------
+
+    @Override
+    public BatchNormResult batchNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+        return channels.batchNorm(x, weight, bias, eps);
+    }
+
+    @Override
+    public Tensor batchNormEval(Tensor x, Tensor mean, Tensor rstd, Tensor weight, Tensor bias) {
+        return channels.batchNormEval(x, mean, rstd, weight, bias);
+    }
+
+    @Override
+    public NormGrads batchNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd, boolean training) {
+        return channels.batchNormBackward(gradY, x, weight, bias, mean, rstd, training);
+    }
+
+    @Override
+    public NormResult groupNorm(Tensor x, int groups, Tensor weight, Tensor bias, double eps) {
+        return channels.groupNorm(x, groups, weight, bias, eps);
+    }
+
+    @Override
+    public NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        return channels.groupNormBackward(gradY, x, groups, weight, bias, mean, rstd);
+    }
+
     /** x is a non-empty float32 (rows, cols) and the parameters are (cols) or null; otherwise counts a fallback. */
     private static boolean normReady(String op, Tensor x, Tensor weight, Tensor bias) {
         String reason = null;
@@ -159,7 +191,7 @@ public final class CpuNorm implements NormKernels {
         return false;
     }
 
-    private static boolean sameShape(String op, Tensor a, Tensor b) {
+    static boolean sameShape(String op, Tensor a, Tensor b) {
         if (Arrays.equals(a.shape(), b.shape())) return true;
         Fallbacks.record(op, "gradient and input shapes differ");
         return false;

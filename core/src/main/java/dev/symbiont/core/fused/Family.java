@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * One family of fused ops — norm, activation, attention, scan, moe, and conv when it lands — named by its contract interface {@code K} and carrying the reference
+ * One family of fused ops — norm, activation, attention, scan, moe, conv — named by its contract interface {@code K} and carrying the reference
  * implementation composed from primitives. A backend hands out its own {@code K} through
  * {@link dev.symbiont.core.backend.Backend#fused}; {@link FusedKernels#of} picks between the two.
  *

@@ -3,7 +3,9 @@ package dev.symbiont.core.conformance;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationConformance;
 import dev.symbiont.core.fused.attention.AttentionConformance;
+import dev.symbiont.core.fused.conv.ConvConformance;
 import dev.symbiont.core.fused.moe.MoeConformance;
+import dev.symbiont.core.fused.norm.ChannelNormConformance;
 import dev.symbiont.core.fused.norm.NormConformance;
 import dev.symbiont.core.fused.scan.ScanConformance;
 import org.junit.jupiter.api.Nested;
@@ -54,6 +56,11 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
+    class ChannelNorms extends ChannelNormConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
     class ActivationFamily extends ActivationConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
@@ -70,6 +77,11 @@ public abstract class BackendConformanceTest {
 
     @Nested
     class MoeFamily extends MoeConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
+    class ConvFamily extends ConvConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 

@@ -4,9 +4,11 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.Family;
 
 /**
- * The norm family's contract: softmax, log_softmax, layer norm and RMS norm with their
- * backward rules. Inputs carry no autograd history ({@link Normalization} records the graph);
- * norms see 2-D (rows, cols) views, core having flattened the leading dims. Any strides.
+ * The norm family's contract: softmax, log_softmax, layer norm and RMS norm, and the channel
+ * norms of (N, C, *) tensors (batch norm, group norm), with their backward rules. Inputs carry
+ * no autograd history ({@link Normalization} and {@link ChannelNorms} record the graph); row
+ * norms see 2-D (rows, cols) views, core having flattened the leading dims, and channel norms
+ * see (N, C, L) views, core having flattened the spatial dims into L. Any strides.
  * {@link ReferenceNorm} is the reference, composed from primitives.
  */
 public interface NormKernels {
@@ -40,7 +42,37 @@ public interface NormKernels {
     /** Gradients of RMS norm for x and weight. */
     NormGrads rmsNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor rstd);
 
-    /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1). */
+    /**
+     * Batch norm in training mode of x (N, C, L): each channel normalised with the mean and
+     * biased variance over its N·L values; weight and bias (C) may be null. Returns the output
+     * (N, C, L) and the channel mean, biased variance and 1/√(var + eps), each (C).
+     */
+    BatchNormResult batchNorm(Tensor x, Tensor weight, Tensor bias, double eps);
+
+    /** Batch norm with given statistics (eval mode): y = (x − mean[c])·rstd[c]·weight[c] + bias[c]; mean, rstd (C). */
+    Tensor batchNormEval(Tensor x, Tensor mean, Tensor rstd, Tensor weight, Tensor bias);
+
+    /**
+     * Gradients of batch norm for x, weight and bias (null where the input was null). With
+     * {@code training} the statistics were the batch's, so the input gradient goes through them;
+     * otherwise the output was an affine map of x.
+     */
+    NormGrads batchNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd, boolean training);
+
+    /**
+     * Group norm of x (N, C, L) in {@code groups} groups of C / groups consecutive channels:
+     * each (n, group) normalised over its (C / groups)·L values, then scaled and shifted per
+     * channel by weight and bias (C, or null). mean and rstd of the result are (N, groups).
+     */
+    NormResult groupNorm(Tensor x, int groups, Tensor weight, Tensor bias, double eps);
+
+    /** Gradients of group norm for x, weight and bias (null where the input was null). */
+    NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd);
+
+    /** Batch norm's output and the channel statistics: mean, biased variance and rstd, each (C). */
+    record BatchNormResult(Tensor output, Tensor mean, Tensor var, Tensor rstd) {}
+
+    /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1) for row norms. */
     record NormResult(Tensor output, Tensor mean, Tensor rstd) {}
 
     /** Gradients of a norm's input, weight and bias; null for an absent parameter. */

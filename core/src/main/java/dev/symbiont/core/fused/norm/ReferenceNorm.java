@@ -65,6 +65,80 @@ public class ReferenceNorm implements NormKernels {
         return new NormGrads(gx, gw, null);
     }
 
+    // ---- channel norms of (N, C, L) -------------------------------------------------------------
+
+    /** Batch norm's statistics are over N and L. */
+    private static final int[] BATCH_DIMS = {0, 2};
+
+    @Override
+    public BatchNormResult batchNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+        int c = x.size(1);
+        Tensor mean = x.mean(BATCH_DIMS, true);
+        Tensor centered = x.sub(mean);
+        Tensor var = centered.square().mean(BATCH_DIMS, true);
+        Tensor rstd = var.add(eps).rsqrt();
+        Tensor y = affine(centered.mul(rstd), weight, bias);
+        return new BatchNormResult(y, mean.reshape(c), var.reshape(c), rstd.reshape(c));
+    }
+
+    @Override
+    public Tensor batchNormEval(Tensor x, Tensor mean, Tensor rstd, Tensor weight, Tensor bias) {
+        return affine(x.sub(perChannel(mean)).mul(perChannel(rstd)), weight, bias);
+    }
+
+    @Override
+    public NormGrads batchNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd,
+                                       boolean training) {
+        Tensor r = perChannel(rstd);
+        Tensor xhat = x.sub(perChannel(mean)).mul(r);
+        Tensor gxhat = weight == null ? gradY : gradY.mul(perChannel(weight));
+        Tensor gx = training
+                ? gxhat.sub(gxhat.mean(BATCH_DIMS, true)).sub(xhat.mul(gxhat.mul(xhat).mean(BATCH_DIMS, true))).mul(r)
+                : gxhat.mul(r);
+        return new NormGrads(gx, weight == null ? null : gradY.mul(xhat).sum(BATCH_DIMS, false),
+                bias == null ? null : gradY.sum(BATCH_DIMS, false));
+    }
+
+    @Override
+    public NormResult groupNorm(Tensor x, int groups, Tensor weight, Tensor bias, double eps) {
+        int n = x.size(0);
+        Tensor xg = grouped(x, groups);
+        Tensor mean = xg.mean(2, true);
+        Tensor centered = xg.sub(mean);
+        Tensor rstd = centered.square().mean(2, true).add(eps).rsqrt();
+        Tensor y = affine(centered.mul(rstd).reshape(x.shape()), weight, bias);
+        return new NormResult(y, mean.reshape(n, groups), rstd.reshape(n, groups));
+    }
+
+    @Override
+    public NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        int n = x.size(0);
+        Tensor r = rstd.reshape(n, groups, 1);
+        Tensor xhat = grouped(x, groups).sub(mean.reshape(n, groups, 1)).mul(r);
+        Tensor gxhat = grouped(weight == null ? gradY : gradY.mul(perChannel(weight)), groups);
+        Tensor gx = gxhat.sub(gxhat.mean(2, true)).sub(xhat.mul(gxhat.mul(xhat).mean(2, true))).mul(r);
+        Tensor gw = weight == null ? null : gradY.mul(xhat.reshape(x.shape())).sum(BATCH_DIMS, false);
+        Tensor gb = bias == null ? null : gradY.sum(BATCH_DIMS, false);
+        return new NormGrads(gx.reshape(x.shape()), gw, gb);
+    }
+
+    /** x (N, C, L) as (N, groups, C / groups · L). */
+    private static Tensor grouped(Tensor x, int groups) {
+        return x.reshape(x.size(0), groups, x.size(1) / groups * x.size(2));
+    }
+
+    /** A (C) vector as (1, C, 1), to broadcast over (N, C, L). */
+    private static Tensor perChannel(Tensor v) {
+        return v.reshape(1, v.numel(), 1);
+    }
+
+    /** y·weight[c] + bias[c], either optional. */
+    private static Tensor affine(Tensor y, Tensor weight, Tensor bias) {
+        if (weight != null) y = y.mul(perChannel(weight));
+        if (bias != null) y = y.add(perChannel(bias));
+        return y;
+    }
+
     @Override
     public String toString() { return "ReferenceNorm"; }
 }
