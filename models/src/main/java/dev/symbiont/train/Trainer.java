@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -57,6 +58,7 @@ public final class Trainer<B> {
     private final DataLoader<?, B> eval;
     private final LossFunction<B> evalLoss;
     private final ToLongFunction<B> tokensPerBatch;
+    private final Supplier<Tensor> auxiliaryLoss;
     private final GradScaler scaler;
     private final TrainerConfig config;
     private final Cancellation cancellation;
@@ -71,6 +73,7 @@ public final class Trainer<B> {
         this.eval = b.eval;
         this.evalLoss = b.evalLoss;
         this.tokensPerBatch = b.tokensPerBatch;
+        this.auxiliaryLoss = b.auxiliaryLoss;
         this.scaler = b.scaler;
         this.config = b.config;
         this.cancellation = b.cancellation;
@@ -88,7 +91,7 @@ public final class Trainer<B> {
         if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
         long startNanos = System.nanoTime();
         long step = start.step();
-        double windowLoss = 0, lastEval = Double.NaN, lastWindow = Double.NaN;
+        double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastWindow = Double.NaN;
         int windowSteps = 0;
         long windowTokens = 0, windowStart = System.nanoTime();
         model.train();
@@ -99,17 +102,20 @@ public final class Trainer<B> {
              Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps())) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
             while (step < config.maxSteps()) {
-                double loss = 0;
+                double loss = 0, aux = 0;
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
                     B batch = batches.next();
-                    loss += backward(batch) / config.accumulation();
+                    double[] losses = backward(batch);
+                    loss += losses[0] / config.accumulation();
+                    aux += losses[1] / config.accumulation();
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
                 double lr = schedule.applyTo(optimizer, step);
                 double gradNorm = update();
                 step++;
                 windowLoss += loss;
+                windowAux += aux;
                 windowSteps++;
                 cancelled = cancellation != null && cancellation.requested();
                 boolean last = step == config.maxSteps() || cancelled
@@ -123,14 +129,19 @@ public final class Trainer<B> {
                     long now = System.nanoTime();
                     double seconds = (now - windowStart) / 1e9;
                     lastWindow = windowLoss / windowSteps;
+                    Double auxWindow = auxiliaryLoss == null ? null : windowAux / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
-                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, lr, tokensPerSecond, now - startNanos));
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, lr, tokensPerSecond, now - startNanos));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
                     }
-                    if (metrics != null) metrics.write(record(step, batches.epoch(), lastWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null, now - startNanos));
+                    if (metrics != null) {
+                        metrics.write(record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null,
+                                now - startNanos));
+                    }
                     windowLoss = 0;
+                    windowAux = 0;
                     windowSteps = 0;
                     windowTokens = 0;
                     windowStart = now;
@@ -156,20 +167,21 @@ public final class Trainer<B> {
         return next;
     }
 
-    /** Forward (under autocast when configured) and backward of one micro-batch; returns its loss. */
-    private double backward(B batch) {
-        Tensor loss;
-        if (config.autocast() != null) {
-            try (var scope = Autocast.enable(config.autocast())) {
-                loss = lossFunction.loss(batch);
-            }
-        } else {
+    /**
+     * Forward (under autocast when configured) and backward of one micro-batch, the auxiliary
+     * loss added to the task loss; returns {task loss, auxiliary loss (0 without one)}.
+     */
+    private double[] backward(B batch) {
+        Tensor loss, aux;
+        try (var scope = config.autocast() == null ? null : Autocast.enable(config.autocast())) {
             loss = lossFunction.loss(batch);
+            aux = auxiliaryLoss == null ? null : auxiliaryLoss.get();
         }
-        Tensor scaled = config.accumulation() == 1 ? loss : loss.div(config.accumulation());
+        Tensor total = aux == null ? loss : loss.add(aux);
+        Tensor scaled = config.accumulation() == 1 ? total : total.div(config.accumulation());
         if (scaler != null) scaled = scaler.scale(scaled);
         scaled.backward();
-        return loss.item();
+        return new double[] {loss.item(), aux == null ? 0 : aux.item()};
     }
 
     /** Unscale, clip, step, rescale; returns the gradient norm before clipping (NaN when not clipping). */
@@ -205,12 +217,14 @@ public final class Trainer<B> {
         return sum / count;
     }
 
-    private static Map<String, Object> record(long step, int epoch, double loss, double lr, double gradNorm, double tokensPerSecond,
-                                              Double evalLoss, long elapsedNanos) {
+    /** One metrics row; {@code aux_loss} appears only when the trainer adds an auxiliary loss, so other runs keep their columns. */
+    private static Map<String, Object> record(long step, int epoch, double loss, Double auxLoss, double lr, double gradNorm,
+                                              double tokensPerSecond, Double evalLoss, long elapsedNanos) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("step", step);
         r.put("epoch", epoch);
         r.put("loss", loss);
+        if (auxLoss != null) r.put("aux_loss", auxLoss);
         r.put("lr", lr);
         r.put("grad_norm", Double.isNaN(gradNorm) ? null : gradNorm);
         r.put("tokens_per_s", tokensPerSecond);
@@ -229,6 +243,7 @@ public final class Trainer<B> {
         private DataLoader<?, B> eval;
         private LossFunction<B> evalLoss;
         private ToLongFunction<B> tokensPerBatch;
+        private Supplier<Tensor> auxiliaryLoss;
         private GradScaler scaler;
         private TrainerConfig config = TrainerConfig.steps(1000);
         private Cancellation cancellation;
@@ -249,6 +264,15 @@ public final class Trainer<B> {
 
         /** Tokens (or samples) in a batch, for the throughput column. */
         public Builder<B> tokensPerBatch(ToLongFunction<B> f) { tokensPerBatch = f; return this; }
+
+        /**
+         * A loss read right after each micro-batch's forward and added to it before backward — an
+         * MoE router's load balancing ({@code CausalLM::auxiliaryLoss}); null from the supplier
+         * adds nothing. The training loss reported stays the task's; the auxiliary one is
+         * reported beside it ({@code aux_loss} in the metrics, {@code aux} in the progress line).
+         * Evaluation uses the eval loss alone.
+         */
+        public Builder<B> auxiliaryLoss(Supplier<Tensor> aux) { auxiliaryLoss = aux; return this; }
 
         /** Dynamic loss scaling for float16 autocast. */
         public Builder<B> gradScaler(GradScaler s) { scaler = s; return this; }

@@ -123,4 +123,41 @@ class TrainerTest {
         for (int i = 0; i < v.length; i++) out[i] = Float.floatToRawIntBits(v[i]);
         return out;
     }
+
+    /**
+     * The auxiliary loss is added before backward (here a penalty on the first layer's weight,
+     * which it shrinks) and reported beside the task loss, not in it (a constant 100 never
+     * shows in the loss column).
+     */
+    @Test
+    void should_add_the_auxiliary_loss_to_backward_and_report_it_apart() throws Exception {
+        double plain = firstWeightNorm(null), penalised = firstWeightNorm(m -> () -> weight(m).square().sum().mul(10));
+        assertTrue(penalised < 0.5 * plain, "weight norm " + penalised + " with the penalty, " + plain + " without");
+
+        Sequential m = model(2);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Path metrics = dir.resolve("aux.csv");
+        TrainerConfig config = TrainerConfig.steps(20).withLogEvery(10).withMetrics(metrics)
+                .withProgress(TrainerConfig.ProgressMode.LOG, new PrintStream(log, true, StandardCharsets.UTF_8));
+        Trainer.builder(m, optimizer(m), loader(256, 3, 0), (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y()))
+                .auxiliaryLoss(() -> Tensor.scalar(100f)).config(config).build().fit();
+        List<String> lines = Files.readAllLines(metrics);
+        assertEquals("step,epoch,loss,aux_loss,lr,grad_norm,tokens_per_s,eval_loss,elapsed_s", lines.get(0));
+        String[] row = lines.get(2).split(",");
+        assertTrue(Double.parseDouble(row[2]) < 10, "task loss alone: " + lines.get(2));
+        assertEquals(100.0, Double.parseDouble(row[3]), 1e-9);
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains(" aux 100.0000 lr "), log.toString(StandardCharsets.UTF_8));
+    }
+
+    private static Tensor weight(Sequential m) { return m.parameters().getFirst().value(); }
+
+    /** The first layer's weight norm after 60 steps, with the auxiliary loss {@code aux} makes for the model (or none). */
+    private double firstWeightNorm(java.util.function.Function<Sequential, java.util.function.Supplier<Tensor>> aux) throws Exception {
+        Sequential m = model(3);
+        var b = Trainer.builder(m, optimizer(m), loader(256, 3, 0), (RegressionBatch batch) -> Losses.mse(m.forward(batch.x()), batch.y()))
+                .config(TrainerConfig.steps(60).withProgress(TrainerConfig.ProgressMode.NONE, System.err));
+        if (aux != null) b.auxiliaryLoss(aux.apply(m));
+        b.build().fit();
+        return Math.sqrt(weight(m).square().sum().item());
+    }
 }

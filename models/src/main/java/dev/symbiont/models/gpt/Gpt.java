@@ -2,13 +2,11 @@ package dev.symbiont.models.gpt;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.Backends;
+import dev.symbiont.models.CausalLM;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Embedding;
 import dev.symbiont.nn.Init;
 import dev.symbiont.nn.Linear;
-import dev.symbiont.nn.Losses;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.Seed;
@@ -21,10 +19,7 @@ import dev.symbiont.nn.moe.MoeTransformerBlock;
 import dev.symbiont.nn.moe.RouterLosses;
 import dev.symbiont.nn.moe.TopKRouter;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -48,7 +43,7 @@ import java.util.Map;
  * <p>Initialisation follows GPT-2 (§2.3, as in nanoGPT): weights ~ N(0, 0.02²), biases 0, and the
  * projections that write into the residual stream ~ N(0, (0.02/√(2L))²); norms start at 1.
  */
-public final class Gpt extends Module {
+public final class Gpt extends CausalLM {
     /** GPT-2's standard deviation for initial weights. */
     public static final double GPT2_INIT_STD = 0.02;
 
@@ -104,9 +99,7 @@ public final class Gpt extends Module {
         if (!config.tiedEmbeddings()) lmHead.weight().update(Init.normal(g, 0, std, config.vocab(), config.dModel()));
         double residualStd = std / Math.sqrt(2.0 * config.layers());
         for (ResidualBlock<?, ?> block : decoder.blocks()) {
-            List<Linear> residual = new ArrayList<>(block.sequenceMixer().residualProjections());
-            residual.addAll(block.channelMixer().residualProjections());
-            for (Linear l : residual) l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));
+            for (Linear l : block.residualProjections()) l.weight().update(Init.normal(g, 0, residualStd, l.weight().shape()));
         }
     }
 
@@ -115,9 +108,21 @@ public final class Gpt extends Module {
     /** The MoE settings, or null for a dense model. */
     public MoeLayers moe() { return moe; }
 
-    /** What a checkpoint's metadata records: the config's keys, and the MoE settings' ({@code moe_*}) for an MoE model. */
+    @Override
+    public int vocab() { return config.vocab(); }
+
+    @Override
+    public int maxSeq() { return config.maxSeq(); }
+
+    /**
+     * What a checkpoint's metadata records: {@code architecture=gpt}, the config's keys, and the
+     * MoE settings' ({@code moe_*}) for an MoE model.
+     */
+    @Override
     public Map<String, String> metadata() {
-        Map<String, String> m = new LinkedHashMap<>(config.toMap());
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(ARCHITECTURE, "gpt");
+        m.putAll(config.toMap());
         if (moe != null) m.putAll(moe.toMap());
         return m;
     }
@@ -128,17 +133,10 @@ public final class Gpt extends Module {
      * null for a dense model. Under activation checkpointing the forward runs without
      * gradients, so the losses have no history then (see docs/decisions.md).
      */
+    @Override
     public Tensor auxiliaryLoss() {
         return moe == null ? null : RouterLosses.total(this, moe.loadBalancingCoef(), moe.zLossCoef());
     }
-
-    /**
-     * Logits of the next token at every position.
-     *
-     * @param ids (batch, seq) integer token ids, seq ≤ maxSeq
-     * @return (batch, seq, vocab) float32
-     */
-    public Tensor forward(Tensor ids) { return forward(ids, null); }
 
     /**
      * Logits for ids that continue the sequence held in {@code state} (positions
@@ -148,11 +146,9 @@ public final class Gpt extends Module {
      * @param state null, or a decoding state from {@link #newState}
      * @return (batch, seq, vocab) float32
      */
+    @Override
     public Tensor forward(Tensor ids, DecodingState state) {
-        if (ids.dim() != 2 || !ids.dtype().isInteger()) {
-            throw new IllegalArgumentException("Gpt: ids must be (batch, seq) integer token ids, got " + ids.dtype() + " "
-                    + Arrays.toString(ids.shape()));
-        }
+        checkIds(ids);
         int seq = ids.size(1), offset = state == null ? 0 : state.length();
         if (offset + seq > config.maxSeq()) {
             throw new IllegalArgumentException("Gpt: positions " + offset + ".." + (offset + seq - 1) + " exceed maxSeq " + config.maxSeq()
@@ -167,70 +163,13 @@ public final class Gpt extends Module {
         return lmHead.forward(x);
     }
 
-    /**
-     * Mean next-token cross-entropy.
-     *
-     * @param ids     (batch, seq) inputs
-     * @param targets (batch, seq) the token expected after each input position, -100 where not scored
-     * @return a scalar
-     */
-    public Tensor loss(Tensor ids, Tensor targets) {
-        if (!Arrays.equals(ids.shape(), targets.shape())) {
-            throw new IllegalArgumentException("Gpt.loss: ids " + Arrays.toString(ids.shape()) + " and targets "
-                    + Arrays.toString(targets.shape()) + " must have the same shape");
-        }
-        return Losses.crossEntropy(forward(ids), targets);
-    }
-
     /** An empty decoding state (a KV cache per block) for up to {@code maxLength} (≤ maxSeq) positions. */
+    @Override
     public DecodingState newState(int maxLength) {
         if (maxLength > config.maxSeq()) {
             throw new IllegalArgumentException("Gpt.newState: maxLength " + maxLength + " exceeds maxSeq " + config.maxSeq());
         }
         return decoder.newState(maxLength);
-    }
-
-    /**
-     * Continues {@code prompt} by {@code maxNewTokens} tokens, one forward of a single token per
-     * step over the decoding state (KV caches), in eval mode without gradients (the previous mode is restored).
-     * The context is not cropped: prompt.length + maxNewTokens must fit in maxSeq.
-     *
-     * @param prompt       token ids, at least one
-     * @param sampling     how each token is picked
-     * @param g            the random source of the sampler (the same seed gives the same tokens)
-     * @return the prompt followed by the new tokens
-     * @throws IllegalArgumentException when the prompt is empty, holds an id outside the
-     *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq
-     */
-    public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g) {
-        if (prompt.length == 0) throw new IllegalArgumentException("Gpt.generate: the prompt is empty");
-        if (maxNewTokens < 0) throw new IllegalArgumentException("Gpt.generate: maxNewTokens must be >= 0, got " + maxNewTokens);
-        if ((long) prompt.length + maxNewTokens > config.maxSeq()) {
-            throw new IllegalArgumentException("Gpt.generate: prompt of " + prompt.length + " tokens + " + maxNewTokens
-                    + " new tokens exceeds maxSeq " + config.maxSeq() + "; shorten the prompt or generate fewer tokens");
-        }
-        for (int i = 0; i < prompt.length; i++) {
-            if (prompt[i] < 0 || prompt[i] >= config.vocab()) {
-                throw new IllegalArgumentException("Gpt.generate: prompt token " + i + " = " + prompt[i] + " is outside [0, " + config.vocab() + ")");
-            }
-        }
-        long[] out = Arrays.copyOf(prompt, prompt.length + maxNewTokens);
-        if (maxNewTokens == 0) return out;
-        boolean wasTraining = isTraining();
-        eval();
-        try (var noGrad = GradMode.disabled(); var onModel = Backends.use(tokEmb.weight().value().backend())) {
-            DecodingState state = newState(out.length);
-            Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
-            for (int n = prompt.length; n < out.length; n++) {
-                Tensor logits = forward(input, state);                                 // (1, seq, vocab)
-                float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
-                out[n] = Sampler.sample(last, sampling, g);
-                input = Tensor.fromArray(new long[] {out[n]}, 1, 1);
-            }
-        } finally {
-            if (wasTraining) train();
-        }
-        return out;
     }
 
     /** Activation checkpointing of every block during training; returns this. */

@@ -15,7 +15,8 @@ import java.util.List;
  * <pre>
  *   h_l = Block_l(h_{l−1}),  l = 1..L,     y = norm_f(h_L)
  * </pre>
- * Keys: {@code blocks.<i>.…} ({@link ResidualBlock}) and {@code norm_f}. With a
+ * Keys: {@code blocks.<i>.…} ({@link ResidualBlock}) and {@code norm_f}; a model whose checkpoints
+ * name the blocks otherwise (Hugging Face's Mamba: {@code layers.<i>.…}) passes its own key. With a
  * {@link DecodingState}, x continues the positions it holds: block i reads and extends layer i.
  */
 public final class DecoderStack extends Module {
@@ -28,9 +29,17 @@ public final class DecoderStack extends Module {
      * @param blocks at least one
      * @param normF  the final norm over dModel
      */
-    public DecoderStack(int dModel, List<? extends ResidualBlock<?, ?>> blocks, Layer normF) {
+    public DecoderStack(int dModel, List<? extends ResidualBlock<?, ?>> blocks, Layer normF) { this(dModel, "blocks", blocks, normF); }
+
+    /**
+     * @param dModel    the width every block reads and writes
+     * @param blocksKey the blocks' name in the state dict ({@code blocks}, {@code layers})
+     * @param blocks    at least one
+     * @param normF     the final norm over dModel
+     */
+    public DecoderStack(int dModel, String blocksKey, List<? extends ResidualBlock<?, ?>> blocks, Layer normF) {
         if (blocks.isEmpty()) throw new IllegalArgumentException("DecoderStack: needs at least one block");
-        this.blocks = module("blocks", new ModuleList<>(blocks));
+        this.blocks = module(blocksKey, new ModuleList<>(blocks));
         this.normF = module("norm_f", normF);
         this.dModel = dModel;
     }

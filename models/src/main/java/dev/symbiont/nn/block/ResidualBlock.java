@@ -3,7 +3,11 @@ package dev.symbiont.nn.block;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.Layer;
+import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A pre-norm residual block (GPT-2; Xiong et al. 2020) over any sequence mixer and channel mixer:
@@ -12,7 +16,11 @@ import dev.symbiont.nn.Module;
  *   y = h + ChannelMixer(Norm₂(h))           dense MLP, mixture of experts, ...
  * </pre>
  * Keys: {@code norm1}, the sequence mixer's {@link SequenceMixer#blockKey} ({@code attn}),
- * {@code norm2}, the channel mixer's {@link ChannelMixer#blockKey} ({@code mlp}). The block's
+ * {@code norm2}, the channel mixer's {@link ChannelMixer#blockKey} ({@code mlp}).
+ *
+ * <p>A block may have no channel mixer (Mamba, Gu &amp; Dao 2023, §3.4: the mixer's gated
+ * expansion takes the MLP's place): then {@code y = h}, and its keys are {@code norm} and the
+ * sequence mixer's, as Hugging Face's {@code MambaBlock} names them. The block's
  * decoding state is its sequence mixer's ({@link #newState}); the channel mixer is
  * position-wise and keeps none. With activation checkpointing on, a training forward keeps only
  * the block's input and recomputes the rest in backward ({@link Checkpoint}); a forward with a
@@ -34,10 +42,28 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
      * @param channelMixer  (..., dModel) → (..., dModel)
      */
     public ResidualBlock(Layer norm1, S sequenceMixer, Layer norm2, C channelMixer) {
+        if (norm2 == null || channelMixer == null) {
+            throw new IllegalArgumentException("ResidualBlock: norm2 and channelMixer must both be given (for a block without a channel "
+                    + "mixer use the two-argument constructor), got " + norm2 + " and " + channelMixer);
+        }
         this.norm1 = module("norm1", norm1);
         this.sequenceMixer = module(sequenceMixer.blockKey(), sequenceMixer);
         this.norm2 = module("norm2", norm2);
         this.channelMixer = module(channelMixer.blockKey(), channelMixer);
+    }
+
+    /**
+     * A block with a sequence mixer only: {@code y = x + SequenceMixer(Norm(x))}; keys {@code norm}
+     * and the mixer's block key.
+     *
+     * @param norm          the norm before the sequence mixer, over dModel
+     * @param sequenceMixer (batch, seq, dModel) → (batch, seq, dModel)
+     */
+    public ResidualBlock(Layer norm, S sequenceMixer) {
+        this.norm1 = module("norm", norm);
+        this.sequenceMixer = module(sequenceMixer.blockKey(), sequenceMixer);
+        this.norm2 = null;
+        this.channelMixer = null;
     }
 
     /**
@@ -55,7 +81,7 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
 
     private Tensor compute(Tensor x, MixerContext context) {
         Tensor h = x.add(sequenceMixer.forward(norm1.forward(x), context));
-        return h.add(channelMixer.forward(norm2.forward(h)));
+        return channelMixer == null ? h : h.add(channelMixer.forward(norm2.forward(h)));
     }
 
     /** A fresh, empty decoding state of this block's sequence mixer, for up to {@code maxLength} positions. */
@@ -71,5 +97,13 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
 
     public final S sequenceMixer() { return sequenceMixer; }
 
+    /** The channel mixer, or null for a block that has none. */
     public final C channelMixer() { return channelMixer; }
+
+    /** The projections of both mixers that write into the residual stream (GPT-2's init scales them by 1/√(2L)). */
+    public final List<Linear> residualProjections() {
+        List<Linear> out = new ArrayList<>(sequenceMixer.residualProjections());
+        if (channelMixer != null) out.addAll(channelMixer.residualProjections());
+        return out;
+    }
 }

@@ -1,0 +1,138 @@
+package dev.symbiont.models;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.models.gpt.Sampler;
+import dev.symbiont.models.gpt.Sampling;
+import dev.symbiont.nn.Losses;
+import dev.symbiont.nn.Module;
+import dev.symbiont.nn.block.DecodingState;
+
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * A model that predicts each next token from the ones before it (Hugging Face's
+ * {@code *ForCausalLM}): GPT ({@link dev.symbiont.models.gpt.Gpt}) and Mamba
+ * ({@link dev.symbiont.models.mamba.MambaLM}). Training code needs only {@link #loss} and
+ * {@link #auxiliaryLoss}; decoding needs {@link #forward(Tensor, DecodingState)} over a state
+ * from {@link #newState}, which {@link #generate} runs one token at a time; {@link #metadata}
+ * is what a checkpoint records to rebuild the model.
+ */
+public abstract class CausalLM extends Module {
+    /** The {@link #metadata} key naming the model family ({@code gpt}, {@code mamba}); checkpoints without it are GPT's. */
+    public static final String ARCHITECTURE = "architecture";
+
+    /**
+     * Logits of the next token at every position.
+     *
+     * @param ids (batch, seq) integer token ids
+     * @return (batch, seq, vocab) float32
+     */
+    public final Tensor forward(Tensor ids) { return forward(ids, null); }
+
+    /**
+     * Logits for ids that continue the positions {@code state} holds (0, ... without one); the
+     * state is extended in place.
+     *
+     * @param ids   (batch, seq) integer token ids
+     * @param state null, or a decoding state from {@link #newState}
+     * @return (batch, seq, vocab) float32
+     */
+    public abstract Tensor forward(Tensor ids, DecodingState state);
+
+    /** An empty decoding state (one per block, of each block's own kind) for up to {@code maxLength} positions. */
+    public abstract DecodingState newState(int maxLength);
+
+    /** Token ids lie in [0, vocab). */
+    public abstract int vocab();
+
+    /** The longest sequence the model reads (its position table); {@link Integer#MAX_VALUE} for a recurrence. */
+    public abstract int maxSeq();
+
+    /** What a checkpoint's metadata records to rebuild this model: {@link #ARCHITECTURE} and the config's keys. */
+    public abstract Map<String, String> metadata();
+
+    /**
+     * The weighted auxiliary losses of the last forward (an MoE router's load balancing), a
+     * scalar with autograd history that a training step adds to {@link #loss}; null when the
+     * model has none.
+     */
+    public Tensor auxiliaryLoss() { return null; }
+
+    /**
+     * Mean next-token cross-entropy.
+     *
+     * @param ids     (batch, seq) inputs
+     * @param targets (batch, seq) the token expected after each input position, -100 where not scored
+     * @return a scalar
+     */
+    public Tensor loss(Tensor ids, Tensor targets) {
+        if (!Arrays.equals(ids.shape(), targets.shape())) {
+            throw new IllegalArgumentException(name() + ".loss: ids " + Arrays.toString(ids.shape()) + " and targets "
+                    + Arrays.toString(targets.shape()) + " must have the same shape");
+        }
+        return Losses.crossEntropy(forward(ids), targets);
+    }
+
+    /**
+     * Continues {@code prompt} by {@code maxNewTokens} tokens: the prompt in one forward over a
+     * fresh decoding state, then one forward of a single token per step, in eval mode without
+     * gradients (the previous mode is restored). The context is not cropped.
+     *
+     * @param prompt   token ids, at least one
+     * @param sampling how each token is picked
+     * @param g        the random source of the sampler (the same seed gives the same tokens)
+     * @return the prompt followed by the new tokens
+     * @throws IllegalArgumentException when the prompt is empty, holds an id outside the
+     *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq
+     */
+    public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g) {
+        String op = name() + ".generate";
+        if (prompt.length == 0) throw new IllegalArgumentException(op + ": the prompt is empty");
+        if (maxNewTokens < 0) throw new IllegalArgumentException(op + ": maxNewTokens must be >= 0, got " + maxNewTokens);
+        if ((long) prompt.length + maxNewTokens > maxSeq()) {
+            throw new IllegalArgumentException(op + ": prompt of " + prompt.length + " tokens + " + maxNewTokens
+                    + " new tokens exceeds maxSeq " + maxSeq() + "; shorten the prompt or generate fewer tokens");
+        }
+        for (int i = 0; i < prompt.length; i++) {
+            if (prompt[i] < 0 || prompt[i] >= vocab()) {
+                throw new IllegalArgumentException(op + ": prompt token " + i + " = " + prompt[i] + " is outside [0, " + vocab() + ")");
+            }
+        }
+        long[] out = Arrays.copyOf(prompt, prompt.length + maxNewTokens);
+        if (maxNewTokens == 0) return out;
+        boolean wasTraining = isTraining();
+        eval();
+        try (var noGrad = GradMode.disabled(); var onModel = Backends.use(parameters().getFirst().value().backend())) {
+            DecodingState state = newState(out.length);
+            Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
+            for (int n = prompt.length; n < out.length; n++) {
+                Tensor logits = forward(input, state);                                 // (1, seq, vocab)
+                float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
+                out[n] = Sampler.sample(last, sampling, g);
+                input = Tensor.fromArray(new long[] {out[n]}, 1, 1);
+            }
+        } finally {
+            if (wasTraining) train();
+        }
+        return out;
+    }
+
+    /** The model's name in error messages. */
+    protected String name() { return getClass().getSimpleName(); }
+
+    /**
+     * Checks that {@code ids} are (batch, seq) integer token ids.
+     *
+     * @throws IllegalArgumentException naming the model, the dtype and the shape otherwise
+     */
+    protected final void checkIds(Tensor ids) {
+        if (ids.dim() != 2 || !ids.dtype().isInteger()) {
+            throw new IllegalArgumentException(name() + ": ids must be (batch, seq) integer token ids, got " + ids.dtype() + " "
+                    + Arrays.toString(ids.shape()));
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package dev.symbiont.models.mamba;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.models.CausalLM;
+import dev.symbiont.models.gpt.LmHead;
+import dev.symbiont.nn.Embedding;
+import dev.symbiont.nn.Init;
+import dev.symbiont.nn.Linear;
+import dev.symbiont.nn.Module;
+import dev.symbiont.nn.RMSNorm;
+import dev.symbiont.nn.block.DecoderStack;
+import dev.symbiont.nn.block.DecodingState;
+import dev.symbiont.nn.block.ResidualBlock;
+import dev.symbiont.nn.mamba.MambaBlock;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Mamba language model (Gu &amp; Dao 2023, §3.4 and §4.2; mamba-ssm's {@code MambaLMHeadModel},
+ * Hugging Face's {@code MambaForCausalLM}):
+ * <pre>
+ *   h₀ = embeddings[ids]                                    no positions: the recurrence orders the tokens
+ *   h_l = h_{l−1} + Mixer_l(RMSNorm_l(h_{l−1})),  l = 1..L   {@link MambaBlock}s in a {@link DecoderStack}
+ *   logits = norm_f(h_L) · embeddingsᵀ                       tied head
+ * </pre>
+ * State-dict keys are Hugging Face's: {@code backbone.embeddings.weight},
+ * {@code backbone.layers.<i>.norm.weight}, {@code backbone.layers.<i>.mixer.{in_proj.weight,
+ * conv1d.weight, conv1d.bias, x_proj.weight, dt_proj.weight, dt_proj.bias, A_log, D,
+ * out_proj.weight}}, {@code backbone.norm_f.weight} and {@code lm_head.weight} (the embedding's
+ * tensor), so a converted checkpoint loads without renaming.
+ *
+ * <p>Decoding keeps per block the conv window (batch, d_inner, d_conv − 1) and the scan's state
+ * (batch, d_inner, N): the cost of a token and the state's size do not depend on how many
+ * tokens came before, and there is no context limit ({@link #maxSeq} is {@link Integer#MAX_VALUE}).
+ *
+ * <p>Initialisation as mamba-ssm's {@code _init_weights}: embeddings ~ N(0, 0.02²), projections
+ * as torch.nn.Linear, each out_proj scaled by 1/√L (one residual write per block), the mixer's
+ * own A_log, D and Δ init ({@link dev.symbiont.nn.mamba.MambaMixer}), norms at 1.
+ */
+public final class MambaLM extends CausalLM {
+    /** mamba-ssm's standard deviation of the initial embeddings. */
+    public static final double EMBEDDING_INIT_STD = 0.02;
+
+    private final MambaLMConfig config;
+    private final Backbone backbone;
+    private final LmHead lmHead;
+
+    /** A model with mamba-ssm's initialisation, drawn from {@code g}. */
+    public MambaLM(MambaLMConfig config, Generator g) { this(config, g, EMBEDDING_INIT_STD); }
+
+    /** As {@link #MambaLM(MambaLMConfig, Generator)} with the embeddings drawn from N(0, embeddingStd²). */
+    public MambaLM(MambaLMConfig config, Generator g, double embeddingStd) {
+        if (!(embeddingStd > 0) || Double.isInfinite(embeddingStd)) {
+            throw new IllegalArgumentException("MambaLM: embeddingStd must be positive, got " + embeddingStd);
+        }
+        this.config = config;
+        this.backbone = module("backbone", new Backbone(config, g));
+        this.lmHead = module("lm_head", new LmHead(backbone.embeddings.weight()));
+        backbone.embeddings.weight().update(Init.normal(g, 0, embeddingStd, config.vocab(), config.dModel()));
+        double scale = 1 / Math.sqrt(config.layers());
+        for (ResidualBlock<?, ?> block : backbone.stack.blocks()) {
+            for (Linear l : block.residualProjections()) l.weight().update(l.weight().value().mul(scale));
+        }
+    }
+
+    /** Hugging Face's {@code MambaModel}: keys {@code embeddings.weight}, {@code layers.<i>.…}, {@code norm_f.weight}. */
+    private static final class Backbone extends Module {
+        final Embedding embeddings;
+        final DecoderStack stack;
+
+        Backbone(MambaLMConfig c, Generator g) {
+            this.embeddings = module("embeddings", new Embedding(c.vocab(), c.dModel(), g));
+            List<MambaBlock> blocks = new ArrayList<>();
+            for (int i = 0; i < c.layers(); i++) blocks.add(new MambaBlock(c.mixer(), c.normEps(), g));
+            // The stack's keys sit directly under backbone, beside the embeddings, as in Hugging Face's checkpoints.
+            this.stack = wrap(new DecoderStack(c.dModel(), "layers", blocks, new RMSNorm(c.dModel(), c.normEps())));
+        }
+    }
+
+    public MambaLMConfig config() { return config; }
+
+    @Override
+    public int vocab() { return config.vocab(); }
+
+    /** A recurrence has no position table: any length can be read or generated. */
+    @Override
+    public int maxSeq() { return Integer.MAX_VALUE; }
+
+    /** {@code architecture=mamba} and the config's Hugging Face keys ({@link MambaLMConfig#toMap}). */
+    @Override
+    public Map<String, String> metadata() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(ARCHITECTURE, "mamba");
+        m.putAll(config.toMap());
+        return m;
+    }
+
+    /**
+     * Logits for ids that continue the positions {@code state} holds: an empty state takes the
+     * prompt through the parallel scan, a filled one steps the recurrence; every block keeps its
+     * fixed-size state.
+     *
+     * @param ids   (batch, seq) integer token ids
+     * @param state null, or a decoding state from {@link #newState}
+     * @return (batch, seq, vocab) float32
+     */
+    @Override
+    public Tensor forward(Tensor ids, DecodingState state) {
+        checkIds(ids);
+        Tensor x = backbone.embeddings.forward(ids);                              // (batch, seq, dModel)
+        return lmHead.forward(backbone.stack.forward(x, null, state));           // (batch, seq, vocab)
+    }
+
+    /** An empty decoding state: per block a {@link dev.symbiont.nn.mamba.MambaMixer.State}, whose size does not depend on {@code maxLength}. */
+    @Override
+    public DecodingState newState(int maxLength) { return backbone.stack.newState(maxLength); }
+
+    /** Activation checkpointing of every block during training; returns this. */
+    public MambaLM activationCheckpointing(boolean on) {
+        backbone.stack.checkpointing(on);
+        return this;
+    }
+
+    public DecoderStack decoder() { return backbone.stack; }
+
+    /** The output head, whose weight is the embeddings'. */
+    public LmHead lmHead() { return lmHead; }
+
+    @Override
+    protected String extraRepr() {
+        var m = config.mixer();
+        return "vocab=" + config.vocab() + ", dModel=" + m.dModel() + ", layers=" + config.layers() + ", dInner=" + m.dInner()
+                + ", dState=" + m.dState() + ", dtRank=" + m.dtRank() + ", dConv=" + m.dConv();
+    }
+}
