@@ -1,7 +1,7 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
-import dev.symbiont.models.gpt.Gpt;
+import dev.symbiont.models.CausalLM;
 import dev.symbiont.models.gpt.Sampling;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,30 +49,31 @@ final class GenerateCommand implements Runnable {
 
     private void generate() throws IOException {
         ModelFiles.Loaded loaded = ModelFiles.load(model);
-        Gpt gpt = loaded.model();
+        CausalLM lm = loaded.model();
         int[] promptIds = loaded.tokenizer().encode(prompt);
-        int context = gpt.config().maxSeq();
+        int context = lm.maxSeq();
         if (promptIds.length > context) {
             throw new IllegalArgumentException("the prompt is " + promptIds.length + " tokens but the model's context is " + context);
         }
-        long[] all = slidingGenerate(gpt, Arrays.stream(promptIds).asLongStream().toArray(), tokens,
+        long[] all = slidingGenerate(lm, Arrays.stream(promptIds).asLongStream().toArray(), tokens,
                 new Sampling(temperature, topK, topP), new Generator(common.seed));
         System.out.println(loaded.tokenizer().decode(Arrays.stream(all).mapToInt(v -> (int) v).toArray()));
     }
 
     /**
      * Generates past the context length: whenever the KV cache would overflow, the last half
-     * context of text becomes the prompt of a fresh cache.
+     * context of text becomes the prompt of a fresh cache. A recurrent model (Mamba) has no
+     * context limit and generates in one pass.
      */
-    static long[] slidingGenerate(Gpt gpt, long[] prompt, int count, Sampling sampling, Generator g) {
-        int context = gpt.config().maxSeq();
+    static long[] slidingGenerate(CausalLM lm, long[] prompt, int count, Sampling sampling, Generator g) {
+        int context = lm.maxSeq();
         long[] out = Arrays.copyOf(prompt, prompt.length + count);
         int have = prompt.length;
         while (have < out.length) {
             int keep = have >= context ? context / 2 : have;
             long[] window = Arrays.copyOfRange(out, have - keep, have);
             int n = Math.min(out.length - have, context - keep);
-            long[] next = gpt.generate(window, n, sampling, g);
+            long[] next = lm.generate(window, n, sampling, g);
             System.arraycopy(next, keep, out, have, n);
             have += n;
         }

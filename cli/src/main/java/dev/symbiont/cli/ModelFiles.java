@@ -1,9 +1,10 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.core.Generator;
 import dev.symbiont.io.Safetensors;
 import dev.symbiont.io.SafetensorsFile;
+import dev.symbiont.models.CausalLM;
 import dev.symbiont.models.gpt.Gpt;
-import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.text.Tokenizer;
 import dev.symbiont.text.Tokenizers;
 
@@ -12,34 +13,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A trained model on disk: {@code model.safetensors} (the state dict, with the GPT config in
- * its metadata) and {@code tokenizer.json}, both written atomically.
+ * A trained model on disk: {@code model.safetensors} (the state dict, with the model's family
+ * and config in its metadata, {@link CausalLM#metadata()}) and {@code tokenizer.json}, both
+ * written atomically. Files saved before the family was recorded load as GPT.
  */
 final class ModelFiles {
     static final String WEIGHTS = "model.safetensors", TOKENIZER = "tokenizer.json";
 
     private ModelFiles() {}
 
-    record Loaded(Gpt model, Tokenizer tokenizer) {}
+    record Loaded(CausalLM model, Tokenizer tokenizer) {}
 
-    static void save(Path dir, Gpt model, Tokenizer tokenizer) throws IOException {
+    static void save(Path dir, CausalLM model, Tokenizer tokenizer) throws IOException {
         Files.createDirectories(dir);
         tokenizer.save(dir.resolve(TOKENIZER));
-        Safetensors.write(dir.resolve(WEIGHTS), model.stateDict(), model.config().toMap());
+        Safetensors.write(dir.resolve(WEIGHTS), model.stateDict(), model.metadata());
     }
 
-    /** Loads a model saved by {@link #save}; a config/weights disagreement names every key involved. */
+    /** Loads a model saved by {@link #save}, of the family its metadata names; a config/weights disagreement names every key involved. */
     static Loaded load(Path dir) throws IOException {
         Path weights = dir.resolve(WEIGHTS);
         if (!Files.exists(weights)) throw new IOException("no model at " + weights + " (train one with `symbiont train --out " + dir + "`)");
         Tokenizer tokenizer = Tokenizers.load(dir.resolve(TOKENIZER));
         SafetensorsFile file = Safetensors.read(weights);
-        GptConfig config = GptConfig.fromMap(file.metadata());
-        if (config.vocab() != tokenizer.vocabSize()) {
-            throw new IllegalArgumentException(weights + ": the model's vocabulary (" + config.vocab() + ") differs from the tokenizer's ("
+        CausalLM model = Architecture.load(file.metadata(), new Generator(0), Gpt.GPT2_INIT_STD);
+        if (model.vocab() != tokenizer.vocabSize()) {
+            throw new IllegalArgumentException(weights + ": the model's vocabulary (" + model.vocab() + ") differs from the tokenizer's ("
                     + tokenizer.vocabSize() + ") in " + dir.resolve(TOKENIZER));
         }
-        Gpt model = new Gpt(config, new dev.symbiont.core.Generator(0));
         model.loadStateDict(file.tensors(), true);
         return new Loaded(model, tokenizer);
     }

@@ -1,6 +1,7 @@
 package dev.symbiont.cli;
 
-import dev.symbiont.models.gpt.GptConfig;
+import dev.symbiont.core.Generator;
+import dev.symbiont.models.CausalLM;
 import picocli.CommandLine.ParseResult;
 
 import java.nio.file.Path;
@@ -10,7 +11,7 @@ import java.util.Set;
 
 /**
  * The settings that define a training run, saved in its checkpoint's metadata (as {@code run.*}
- * beside the model's {@link GptConfig#toMap()}) so that {@code train --resume} rebuilds the same
+ * beside the model's {@link CausalLM#metadata()}) so that {@code train --resume} rebuilds the same
  * run from {@code --out} alone. On resume a flag given again may change the schedule
  * ({@code --steps}, {@code --lr}, {@code --eval-every}); one that would change the model or the
  * data order must agree with the checkpoint.
@@ -18,7 +19,8 @@ import java.util.Set;
 record RunSettings(Map<String, String> values, Map<String, String> model) {
     private static final String PREFIX = "run.";
     /** Settings a resumed run cannot change: the model's shape, the corpus and the data order. */
-    private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed");
+    private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed",
+            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts");
 
     static RunSettings fresh(TrainCommand command) { return new RunSettings(command.flags(), null); }
 
@@ -30,8 +32,9 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("the checkpoint in --out has no run settings (written by an older version); start over with --force");
         }
+        values.putIfAbsent("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
         command.flags().forEach((key, given) -> {
-            String flag = "--" + key.replace('_', '-');
+            String flag = ArchitectureOptions.flag(key);
             if (!parsed.hasMatchedOption(flag)) return;
             if (FIXED.contains(key) && !given.equals(values.get(key))) {
                 throw new IllegalArgumentException(flag + " " + given + " differs from the checkpoint's " + values.get(key)
@@ -42,10 +45,13 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
         return new RunSettings(values, Map.copyOf(metadata));
     }
 
-    /** The model: from the flags for a new run, from the checkpoint for a resumed one (which must fit the corpus). */
-    GptConfig model(int vocab) {
-        if (model == null) return GptConfig.of(vocab, integer("d_model"), integer("layers"), integer("heads"), context());
-        GptConfig saved = GptConfig.fromMap(model);
+    /**
+     * The model, of {@code family}: from the flags for a new run, from the checkpoint's metadata
+     * for a resumed one (which must fit the corpus); weights drawn from {@code g}.
+     */
+    CausalLM model(Architecture family, int vocab, Generator g, double initStd) {
+        if (model == null) return family.create(this, vocab, g, initStd);
+        CausalLM saved = Architecture.load(model, g, initStd);
         if (saved.vocab() != vocab) {
             throw new IllegalArgumentException("the corpus has " + vocab + " distinct characters but the checkpoint's model has "
                     + saved.vocab() + ": resume with the corpus the run started on");
@@ -53,9 +59,9 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
         return saved;
     }
 
-    /** What the checkpoint stores: the model's config and these settings. */
-    Map<String, String> toMetadata(GptConfig config) {
-        Map<String, String> m = new LinkedHashMap<>(config.toMap());
+    /** What the checkpoint stores: the model's family and config and these settings. */
+    Map<String, String> toMetadata(CausalLM model) {
+        Map<String, String> m = new LinkedHashMap<>(model.metadata());
         values.forEach((k, v) -> m.put(PREFIX + k, v));
         return m;
     }
@@ -68,5 +74,5 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     double lr() { return Double.parseDouble(values.get("lr")); }
     long seed() { return Long.parseLong(values.get("seed")); }
 
-    private int integer(String key) { return Integer.parseInt(values.get(key)); }
+    int integer(String key) { return Integer.parseInt(values.get(key)); }
 }

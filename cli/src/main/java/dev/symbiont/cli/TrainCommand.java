@@ -6,11 +6,9 @@ import dev.symbiont.data.DataLoader;
 import dev.symbiont.data.TokenWindows;
 import dev.symbiont.data.tasks.SequenceBatch;
 import dev.symbiont.data.tasks.SequenceExample;
-import dev.symbiont.models.gpt.Gpt;
-import dev.symbiont.models.gpt.GptConfig;
+import dev.symbiont.models.CausalLM;
 import dev.symbiont.optim.AdamW;
 import dev.symbiont.optim.LrSchedule;
-import dev.symbiont.optim.ParamGroup;
 import dev.symbiont.text.CharTokenizer;
 import dev.symbiont.train.Cancellation;
 import dev.symbiont.train.Trainer;
@@ -31,18 +29,22 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Trains a character-level GPT on a text corpus (by default the public-domain one shipped with
- * Symbiont) and writes the model, its tokenizer, a resumable training checkpoint and metrics.
- * The checkpoint carries the model's config and the run's settings, so {@code --resume} needs
- * no flags but {@code --out}; Ctrl-C stops after the current step and writes every file.
+ * Trains a character-level language model — GPT, Mamba or an MoE GPT ({@code --arch}) — on a
+ * text corpus (by default the public-domain one shipped with Symbiont) and writes the model, its
+ * tokenizer, a resumable training checkpoint and metrics. The checkpoint carries the model's
+ * family and config and the run's settings, so {@code --resume} needs no flags but
+ * {@code --out}; Ctrl-C stops after the current step and writes every file.
  */
-@Command(name = "train", description = "Train a character-level GPT on a text corpus.")
+@Command(name = "train", description = "Train a character-level language model (GPT, Mamba or MoE) on a text corpus.")
 final class TrainCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
     @Mixin
     CommonOptions common;
+
+    @Mixin
+    ArchitectureOptions architecture;
 
     @Option(names = "--corpus", description = "UTF-8 text file (default: the shipped sonnets, psalms and proverbs).")
     Path corpus;
@@ -65,10 +67,10 @@ final class TrainCommand implements Runnable {
     @Option(names = "--d-model", defaultValue = "128", description = "Model width (default: ${DEFAULT-VALUE}).")
     int dModel;
 
-    @Option(names = "--layers", defaultValue = "4", description = "Transformer blocks (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--layers", defaultValue = "4", description = "Blocks: Transformer or Mamba (default: ${DEFAULT-VALUE}).")
     int layers;
 
-    @Option(names = "--heads", defaultValue = "4", description = "Attention heads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--heads", defaultValue = "4", description = "gpt, moe: attention heads (default: ${DEFAULT-VALUE}).")
     int heads;
 
     @Option(names = "--lr", defaultValue = "3e-3", description = "Peak AdamW learning rate (default: ${DEFAULT-VALUE}).")
@@ -77,7 +79,7 @@ final class TrainCommand implements Runnable {
     @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
     int evalEvery;
 
-    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread; mamba: of the embeddings (default: ${DEFAULT-VALUE}).")
     double initStd;
 
     @Option(names = "--resume", description = "Continue the run in --out from its checkpoint, with the model and settings saved there.")
@@ -89,11 +91,15 @@ final class TrainCommand implements Runnable {
     /** Stops the run after the current step; Ctrl-C requests it (tests call it directly). */
     final Cancellation cancellation = new Cancellation();
 
+    /** The model of the last run, as trained and saved (tests compare it with what generate loads). */
+    CausalLM model;
+
     @Override
     public void run() {
         new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
                 .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
                 .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
+        architecture.checkValues(new OptionChecks(spec));
         common.run("train", this::train);
     }
 
@@ -101,8 +107,10 @@ final class TrainCommand implements Runnable {
         RunDirectory.prepare(out, resume, force);
         Path checkpoint = RunDirectory.checkpoint(out);
         boolean resuming = resume && Files.exists(checkpoint);
-        RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(checkpoint), spec.commandLine().getParseResult(), this)
-                : RunSettings.fresh(this);
+        Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(checkpoint) : null;
+        Architecture family = resuming ? Architecture.of(saved) : Architecture.parse(architecture.arch);
+        architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
+        RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
         if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
 
         String text = Corpus.read(settings.corpus());
@@ -117,16 +125,16 @@ final class TrainCommand implements Runnable {
                 corpusName, ids.length, tokenizer.vocabSize(), trainIds.length, valIds.length);
         System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
 
-        GptConfig config = settings.model(tokenizer.vocabSize());
         // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
-        Gpt model = new Gpt(config, new Generator(settings.seed()), initStd);
-        AdamW optimizer = new AdamW(ParamGroup.splitDecay(model, 0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
+        CausalLM model = settings.model(family, tokenizer.vocabSize(), new Generator(settings.seed()), initStd);
+        this.model = model;
+        AdamW optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
         var trainLoader = DataLoader.builder(trainWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed()).dropLast(true).prefetch(2).name("train").build();
         var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
-        System.out.printf(Locale.ROOT, "train: GPT with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
-                model.parameterCount(), backend.name(), settings.steps(), settings.batch(), config.maxSeq(), minutes);
+        System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
+                family.title(), model.parameterCount(), backend.name(), settings.steps(), settings.batch(), settings.context(), minutes);
 
         Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
         Trainer.Result result;
@@ -135,8 +143,9 @@ final class TrainCommand implements Runnable {
                     .schedule(LrSchedule.warmupCosine(settings.lr(), settings.lr() / 10, Math.min(100, settings.steps() / 10), settings.steps()))
                     .eval(valLoader, loss)
                     .tokensPerBatch(b -> b.input().numel())
+                    .auxiliaryLoss(family.hasAuxiliaryLoss() ? model::auxiliaryLoss : null)
                     .cancellation(cancellation)
-                    .checkpointMetadata(settings.toMetadata(config))
+                    .checkpointMetadata(settings.toMetadata(model))
                     .config(TrainerConfig.steps(settings.steps())
                             .withClipNorm(1.0)
                             .withEval(settings.evalEvery(), 20)
@@ -172,9 +181,11 @@ final class TrainCommand implements Runnable {
 
     /** The flags that define the run, for {@link RunSettings}. */
     Map<String, String> flags() {
-        return Map.of("corpus", corpus == null ? "" : corpus.toString(), "steps", Integer.toString(steps), "batch", Integer.toString(batch),
-                "context", Integer.toString(context), "d_model", Integer.toString(dModel), "layers", Integer.toString(layers),
-                "heads", Integer.toString(heads), "lr", Double.toString(lr), "eval_every", Integer.toString(evalEvery),
-                "seed", Long.toString(common.seed));
+        Map<String, String> m = new java.util.LinkedHashMap<>(Map.of("corpus", corpus == null ? "" : corpus.toString(), "steps", Integer.toString(steps),
+                "batch", Integer.toString(batch), "context", Integer.toString(context), "d_model", Integer.toString(dModel),
+                "layers", Integer.toString(layers), "heads", Integer.toString(heads), "lr", Double.toString(lr),
+                "eval_every", Integer.toString(evalEvery), "seed", Long.toString(common.seed)));
+        m.putAll(architecture.flags());
+        return m;
     }
 }

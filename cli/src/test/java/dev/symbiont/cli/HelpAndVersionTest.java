@@ -22,6 +22,15 @@ class HelpAndVersionTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void should_list_the_architecture_options_in_train_help() {
+        CliRun r = run("train", "--help");
+        for (String flag : new String[] {"--arch", "--d-state", "--d-conv", "--expand", "--experts", "--top-k", "--shared-experts"}) {
+            assertTrue(r.out().contains(flag), flag + " in " + r.out());
+        }
+        assertTrue(r.out().contains("gpt (attention + MLP), mamba"), r.out());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"train", "generate", "demo", "backends"})
     void should_print_the_version_and_exit_0_on_every_command(String command) {

@@ -9,8 +9,10 @@ import dev.symbiont.models.gpt.Sampling;
 import dev.symbiont.nn.Losses;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.block.DecodingState;
+import dev.symbiont.optim.ParamGroup;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -61,6 +63,12 @@ public abstract class CausalLM extends Module {
      * model has none.
      */
     public Tensor auxiliaryLoss() { return null; }
+
+    /**
+     * The optimizer's parameter groups for weight decay {@code weightDecay}: by default
+     * {@link ParamGroup#splitDecay} (matrices decay; biases and norm gains do not).
+     */
+    public List<ParamGroup> parameterGroups(double weightDecay) { return ParamGroup.splitDecay(this, weightDecay); }
 
     /**
      * Mean next-token cross-entropy.

@@ -9,7 +9,6 @@ import dev.symbiont.optim.AdamW;
 import dev.symbiont.optim.GradClip;
 import dev.symbiont.optim.LrSchedule;
 import dev.symbiont.optim.Optimizer;
-import dev.symbiont.optim.ParamGroup;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,7 @@ import java.util.Locale;
 
 /**
  * The learning tests' loop for any {@link CausalLM} on a synthetic {@link SequenceTask}: AdamW
- * (weight decay 0.01 off biases and norms), warmup-cosine lr, clipping at 1, consecutive
+ * (weight decay 0.01 on the model's {@link CausalLM#parameterGroups}), warmup-cosine lr, clipping at 1, consecutive
  * batches of {@code batch} examples; accuracy is the argmax at the scored positions of the
  * whole held-out task.
  */
@@ -27,7 +26,7 @@ public final class SequenceTaskTraining {
     /** Trains {@code model} for {@code steps} steps on {@code train}; returns its accuracy on {@code eval}. */
     public static double train(CausalLM model, SequenceTask train, SequenceTask eval, int steps, int batch, double lr) {
         long start = System.nanoTime();
-        Optimizer optimizer = new AdamW(ParamGroup.splitDecay(model, 0.01), AdamW.options(lr));
+        Optimizer optimizer = new AdamW(model.parameterGroups(0.01), AdamW.options(lr));
         LrSchedule schedule = LrSchedule.warmupCosine(lr, lr / 10, steps / 10, steps);
         float loss = Float.NaN;
         for (int step = 0; step < steps; step++) {

@@ -12,7 +12,9 @@ import dev.symbiont.nn.RMSNorm;
 import dev.symbiont.nn.block.DecoderStack;
 import dev.symbiont.nn.block.DecodingState;
 import dev.symbiont.nn.block.ResidualBlock;
+import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.mamba.MambaBlock;
+import dev.symbiont.optim.ParamGroup;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -118,6 +120,18 @@ public final class MambaLM extends CausalLM {
     /** An empty decoding state: per block a {@link dev.symbiont.nn.mamba.MambaMixer.State}, whose size does not depend on {@code maxLength}. */
     @Override
     public DecodingState newState(int maxLength) { return backbone.stack.newState(maxLength); }
+
+    /**
+     * {@link ParamGroup#splitDecay}, with every {@code A_log} among the parameters that do not
+     * decay (mamba-ssm's {@code _no_weight_decay}): decay would pull each A toward −1 and with
+     * it every channel's memory toward one time scale.
+     */
+    @Override
+    public List<ParamGroup> parameterGroups(double weightDecay) {
+        Map<String, Parameter> decay = new LinkedHashMap<>(), noDecay = new LinkedHashMap<>();
+        namedParameters().forEach((name, p) -> (p.shape().length >= 2 && !name.endsWith(".A_log") ? decay : noDecay).put(name, p));
+        return List.of(new ParamGroup("decay", decay, weightDecay), new ParamGroup("no_decay", noDecay, 0.0));
+    }
 
     /** Activation checkpointing of every block during training; returns this. */
     public MambaLM activationCheckpointing(boolean on) {

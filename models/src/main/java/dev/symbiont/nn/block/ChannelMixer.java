@@ -18,7 +18,8 @@ import java.util.List;
  * for it belongs here, not in the block: the MoE mixer exposes the auxiliary losses of its
  * last forward ({@code MoeFeedForward.lastAux()}: scalars with autograd history), and the model
  * that owns the stack sums those of its blocks' channel mixers into its loss with its own
- * coefficients ({@code RouterLosses.total}, {@code Gpt.auxiliaryLoss()}). Under activation
+ * coefficients ({@code RouterLosses.total}, {@code Gpt.auxiliaryLoss()}), which a trainer adds
+ * to the task loss ({@code Trainer.Builder.auxiliaryLoss}). Under activation
  * checkpointing the first forward runs without gradients, so those losses have no history
  * (an open point, see docs/decisions.md). Dense mixers have none, so this class declares no
  * method for them.

@@ -138,6 +138,18 @@ class MambaLMTest {
     }
 
     @Test
+    void aLogAndTheNormsAndBiasesDoNotDecay() {
+        var groups = model().parameterGroups(0.1);
+        assertEquals(List.of("decay", "no_decay"), groups.stream().map(dev.symbiont.optim.ParamGroup::name).toList());
+        var decay = groups.get(0).params().keySet();
+        var noDecay = groups.get(1).params().keySet();
+        assertTrue(decay.contains("backbone.layers.1.mixer.in_proj.weight") && decay.contains("backbone.embeddings.weight"), decay.toString());
+        assertTrue(noDecay.containsAll(List.of("backbone.layers.0.mixer.A_log", "backbone.layers.0.mixer.D", "backbone.layers.0.mixer.dt_proj.bias",
+                "backbone.layers.0.norm.weight", "backbone.norm_f.weight")), noDecay.toString());
+        assertEquals(0.0, groups.get(1).weightDecay());
+    }
+
+    @Test
     void badIdsAndPromptsAreRefusedNamingTheModel() {
         MambaLM model = model();
         var e = assertThrows(IllegalArgumentException.class, () -> model.forward(Tensor.zeros(1, 4)));
