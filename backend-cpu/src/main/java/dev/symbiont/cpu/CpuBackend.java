@@ -11,12 +11,14 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cpu.fused.CpuActivation;
 import dev.symbiont.cpu.fused.CpuAttention;
+import dev.symbiont.cpu.fused.CpuConv;
 import dev.symbiont.cpu.fused.CpuMoe;
 import dev.symbiont.cpu.fused.CpuNorm;
 import dev.symbiont.cpu.fused.CpuScan;
@@ -35,14 +37,15 @@ import java.util.Map;
 
 /**
  * The pure-Java CPU backend: the {@link ReferenceBackend} with its hot primitives replaced and
- * kernels of its own for four fused families. matmul goes through a {@link Gemm} (Vector API
+ * kernels of its own for six fused families. matmul goes through a {@link Gemm} (Vector API
  * or EJML); unary, binary and reduce run on Vector-API kernels ({@code dev.symbiont.cpu.kernels})
  * spread over the shared {@link CpuThreads#pool()} when the work is large. The fused families
  * live in {@code dev.symbiont.cpu.fused}: {@link CpuNorm} (softmax, layer and RMS norm on row
  * kernels), {@link CpuActivation} (GELU/SiLU gradients in one pass), {@link CpuAttention}
  * (tiled FlashAttention that never allocates the sq×sk scores), {@link CpuScan} (linear and
  * selective scans that never allocate anything of size L·N) and {@link CpuMoe} (counting-sort
- * permute, grouped expert GEMMs on the backend's GEMM, combine in one pass over the tokens).
+ * permute, grouped expert GEMMs on the backend's GEMM, combine in one pass over the tokens) and
+ * {@link CpuConv} (im2col panels on the GEMM, 1×1 as a plain GEMM, direct depthwise, pooling loops).
  *
  * <p>Each fast kernel takes its fast path only for the layouts it is built for (contiguous
  * operands, a bias or row statistic broadcast with stride 0, reductions over trailing or
@@ -51,7 +54,8 @@ import java.util.Map;
  * {@code jdk.incubator.vector} module (or with {@code -Dsymbiont.cpu.vector=false}) the
  * Vector kernels are never loaded: elementwise, reductions and the norm and activation
  * families are the reference, matmul is EJML, attention keeps its tiled kernels on their
- * scalar inner loops, and the scans run their exp in plain Java. Data movement (contiguous, copyInto, download, cast) always runs on the
+ * scalar inner loops, and the scans run their exp in plain Java, conv its depthwise taps.
+ * Data movement (contiguous, copyInto, download, cast) always runs on the
  * plain-Java {@link StridedCopy}, whose copies are exact.
  */
 public class CpuBackend extends ReferenceBackend {
@@ -89,12 +93,14 @@ public class CpuBackend extends ReferenceBackend {
         this.families = vector
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
-                         ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm))
+                         ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm),
+                         ConvKernels.FAMILY, new CpuConv(this, gemm, true))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
-                         ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm));
+                         ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm),
+                         ConvKernels.FAMILY, new CpuConv(this, gemm, false));
     }
 
-    /** The norm, activation, attention, scan and moe kernels; without the vector kernels, attention (on scalar tiles), scan and moe. */
+    /** The norm, activation, attention, scan, moe and conv kernels; without the vector kernels, attention (on scalar tiles), scan, moe and conv. */
     @Override
     public <K> K fused(Family<K> family) {
         return family.contract().cast(families.get(family));

@@ -7,6 +7,7 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.Families;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
@@ -32,8 +33,9 @@ class CpuFallbackTest {
         assertEquals(Families.all(), Families.implementedBy(cpu));
         assertInstanceOf(CpuNorm.class, cpu.fused(NormKernels.FAMILY));
         CpuBackend scalar = new CpuBackend(GemmPath.EJML, false);
-        assertEquals(List.of(AttentionKernels.FAMILY, ScanKernels.FAMILY, MoeKernels.FAMILY), Families.implementedBy(scalar),
-                "scalar tiles keep FlashAttention's memory, the scans keep theirs on a plain-Java exp, moe needs only the GEMM");
+        assertEquals(List.of(AttentionKernels.FAMILY, ScanKernels.FAMILY, MoeKernels.FAMILY, ConvKernels.FAMILY),
+                Families.implementedBy(scalar), "scalar tiles keep FlashAttention's memory, the scans keep theirs on a "
+                        + "plain-Java exp, moe and conv need only the GEMM and scalar row loops");
         assertInstanceOf(CpuAttention.class, scalar.fused(AttentionKernels.FAMILY));
     }
 

@@ -51,6 +51,11 @@ final class ScalarTileMath implements TileMath {
     }
 
     @Override
+    public void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n) {
+        for (int i = 0; i < n; i++) y[yOff + i] += a * x[xOff + i];
+    }
+
+    @Override
     public float dot(float[] a, int aOff, float[] b, int bOff, int n) {
         float s = 0;
         for (int i = 0; i < n; i++) s += a[aOff + i] * b[bOff + i];

@@ -2,8 +2,9 @@ package dev.symbiont.cpu.kernels;
 
 /**
  * The inner loops of the tiled attention kernels ({@link FlashAttention},
- * {@link FlashAttentionBackward}): a small register-tiled matrix product and the row passes of
- * an online softmax, over blocks that stay in cache. Two implementations with the same
+ * {@link FlashAttentionBackward}) and of the direct depthwise convolution ({@link DepthwiseConv}):
+ * a small register-tiled matrix product, the row passes of an online softmax and a row
+ * multiply-add, over blocks that stay in cache. Two implementations with the same
  * contract: {@link VectorTileMath} on the Vector API and {@link ScalarTileMath}, its plain-Java
  * twin, for JVMs without the incubator module or with {@code -Dsymbiont.cpu.vector=false}.
  *
@@ -35,6 +36,9 @@ public interface TileMath {
 
     /** x[xOff + i] += m[mOff + i·mStride] over i in [0, n); mStride may be 0 (a broadcast value) or any step. */
     void addStrided(float[] x, int xOff, float[] m, int mOff, int mStride, int n);
+
+    /** y[yOff + i] += a · x[xOff + i] over i in [0, n): one tap of a direct convolution. */
+    void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n);
 
     /** Σ a[aOff + i] · b[bOff + i] over i in [0, n). */
     float dot(float[] a, int aOff, float[] b, int bOff, int n);

@@ -163,6 +163,16 @@ final class VectorTileMath implements TileMath {
     }
 
     @Override
+    public void axpy(float a, float[] x, int xOff, float[] y, int yOff, int n) {
+        FloatVector av = FloatVector.broadcast(S, a);
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            FloatVector.fromArray(S, x, xOff + i).fma(av, FloatVector.fromArray(S, y, yOff + i)).intoArray(y, yOff + i);
+        }
+        for (; i < n; i++) y[yOff + i] += a * x[xOff + i];
+    }
+
+    @Override
     public float dot(float[] a, int aOff, float[] b, int bOff, int n) {
         FloatVector s0 = FloatVector.zero(S), s1 = s0;
         int i = 0;

@@ -3,6 +3,7 @@ package dev.symbiont.core.fused;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
@@ -16,7 +17,7 @@ public final class Families {
     /** All families, in the order the docs list them. */
     public static List<Family<?>> all() {
         return List.of(NormKernels.FAMILY, ActivationKernels.FAMILY, AttentionKernels.FAMILY,
-                ScanKernels.FAMILY, MoeKernels.FAMILY);
+                ScanKernels.FAMILY, MoeKernels.FAMILY, ConvKernels.FAMILY);
     }
 
     /** The families {@code backend} implements with kernels of its own. */

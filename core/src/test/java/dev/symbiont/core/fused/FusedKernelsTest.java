@@ -126,7 +126,7 @@ class FusedKernelsTest {
     void familiesAreFoundByNameAndAnUnknownNameListsTheKnownOnes() {
         assertSame(NormKernels.FAMILY, Families.named("norm"));
         var e = assertThrows(IllegalArgumentException.class, () -> Families.named("nonesuch"));
-        assertTrue(e.getMessage().contains("[norm, activation, attention, scan, moe]"), e.getMessage());
+        assertTrue(e.getMessage().contains("[norm, activation, attention, scan, moe, conv]"), e.getMessage());
         assertSame(ScanKernels.FAMILY, Families.named("scan"));
     }
 

@@ -1,0 +1,178 @@
+package dev.symbiont.cpu.kernels;
+
+import dev.symbiont.core.fused.conv.ConvGeometry;
+import dev.symbiont.cpu.CpuThreads;
+import dev.symbiont.cpu.gemm.Gemm;
+
+/**
+ * Convolution as GEMMs on im2col panels, per image, group and tile of output rows:
+ * <pre>
+ *   forward        out[:, tile]  = W_g · panel                       (O/G × K)·(K × tile)
+ *   input grad     dx           += col2im(W_gᵀ · gradOut[:, tile])   a transposed convolution
+ *   weight grad    dW_gᵀ        += panel · gradOut[:, tile]ᵀ
+ * </pre>
+ * with K = C/G·kh·kw and each panel (K × tile) sized to half the L2 (PANEL_FLOATS), so
+ * no buffer ever holds the whole (K × N·outH·outW) matrix. A 1×1, stride-1, unpadded convolution
+ * skips the panel: the GEMM reads the image itself, and writes the input gradient straight into dx.
+ *
+ * <p>Parallel over (image, group, tile) with each GEMM on one thread when there are at least as
+ * many work items as cores, else one item after another with the GEMM itself parallel. The
+ * backward splits by (image, group) — one writer per region of dx — and sums per-chunk weight
+ * and bias gradients in chunk order, so results do not depend on scheduling.
+ */
+public final class Im2colConv {
+    /** Floats in one panel: 128 Ki floats, 512 KiB, half a Zen core's L2. */
+    static final int PANEL_FLOATS = 1 << 17;
+
+    private final Gemm gemm;
+    private final TileMath math;
+
+    public Im2colConv(Gemm gemm, TileMath math) {
+        this.gemm = gemm;
+        this.math = math;
+    }
+
+    /**
+     * out (N, O, outH, outW), contiguous = conv2d(x, weight) + bias.
+     *
+     * @param x      (N·C·H, W) rows, or for a pointwise geometry (N·C, H·W) rows
+     * @param weight (O, K) rows
+     * @param bias   null or (O) consecutive
+     */
+    public void forward(Rows x, Rows weight, Rows bias, ConvGeometry g, float[] out) {
+        boolean pointwise = g.pointwise();
+        int tileRows = pointwise ? g.outH() : tileRows(g), tiles = (g.outH() + tileRows - 1) / tileRows;
+        int groups = g.groups(), og = g.groupOutChannels(), k = g.patchSize(), pixels = g.outPixels();
+        int items = g.batch() * groups * tiles;
+        boolean across = items >= CpuThreads.parallelism();
+        ConvTaps rows = DepthwiseConv.rowTaps(g), cols = DepthwiseConv.colTaps(g);
+        Parallel.forRange(items, across ? 1 : items, (from, to) -> {
+            float[] panel = pointwise ? null : new float[k * tileRows * g.outW()];
+            for (int item = from; item < to; item++) {
+                int t = item % tiles, gi = item / tiles % groups, n = item / tiles / groups;
+                int oh0 = t * tileRows, oh1 = Math.min(g.outH(), oh0 + tileRows);
+                int lt = (oh1 - oh0) * g.outW(), l0 = oh0 * g.outW();
+                int xRow = n * g.inChannels() + gi * g.groupInChannels();
+                int cOff = (n * g.outChannels() + gi * og) * pixels + l0;
+                if (pointwise) {
+                    mul(!across, og, lt, k, weight.data(), weight.start(gi * og), weight.stride(), 1,
+                            x.data(), x.start(xRow) + l0, x.stride(), 1, out, cOff, pixels);
+                } else {
+                    Im2colTiles.im2col(x, xRow * g.inH(), g, rows, cols, oh0, oh1, panel);
+                    mul(!across, og, lt, k, weight.data(), weight.start(gi * og), weight.stride(), 1,
+                            panel, 0, lt, 1, out, cOff, pixels);
+                }
+                if (bias != null) {
+                    for (int o = 0; o < og; o++) math.addStrided(out, cOff + o * pixels, bias.data(), bias.offset() + gi * og + o, 0, lt);
+                }
+            }
+        });
+    }
+
+    /**
+     * The gradients asked for (non-null arrays, contiguous and zero-filled): dx (N, C, H, W),
+     * dw (O, K), db (O). Both GEMMs read a row-major operand and pack only the small gradient
+     * tile transposed: the weight gradient is accumulated as dW_gᵀ = panel·gradOutᵀ, and the
+     * weight is transposed once for the input gradient's W_gᵀ.
+     *
+     * @param grad gradOut as (N·O, outH·outW) rows
+     */
+    public void backward(Rows grad, Rows x, Rows weight, ConvGeometry g, float[] dx, float[] dw, float[] db) {
+        boolean pointwise = g.pointwise();
+        int tileRows = pointwise ? g.outH() : tileRows(g), tiles = (g.outH() + tileRows - 1) / tileRows;
+        int groups = g.groups(), og = g.groupOutChannels(), cg = g.groupInChannels(), k = g.patchSize();
+        int o = g.outChannels(), items = g.batch() * groups;
+        boolean across = items >= CpuThreads.parallelism();
+        int grain = across ? 1 : items, chunks = Parallel.chunks(items, grain);
+        float[][] dwParts = new float[chunks][], dbParts = new float[chunks][];
+        float[] wT = dx == null ? null : transpose(weight, o, k);                 // (K, O)
+        ConvTaps rows = DepthwiseConv.rowTaps(g), cols = DepthwiseConv.colTaps(g);
+        int planeIn = g.inH() * g.inW();
+        Parallel.forChunks(items, grain, (chunk, from, to) -> {
+            int panelSize = k * tileRows * g.outW();
+            float[] panel = pointwise || dw == null ? null : new float[panelSize];
+            float[] dcols = pointwise || dx == null ? null : new float[panelSize];
+            float[] tmp = dw == null ? null : new float[k * og];
+            float[] dwT = dw == null ? null : new float[dw.length], dbAcc = db == null ? null : new float[db.length];
+            for (int item = from; item < to; item++) {
+                int gi = item % groups, n = item / groups;
+                int xRow = n * g.inChannels() + gi * cg;
+                for (int t = 0; t < tiles; t++) {
+                    int oh0 = t * tileRows, oh1 = Math.min(g.outH(), oh0 + tileRows);
+                    int lt = (oh1 - oh0) * g.outW(), l0 = oh0 * g.outW();
+                    int gOff = grad.start(n * o + gi * og) + l0;
+                    if (dw != null) {                                           // dW_gᵀ (K × O/G) += cols · gradOutᵀ
+                        if (pointwise) {
+                            mul(!across, k, og, lt, x.data(), x.start(xRow) + l0, x.stride(), 1,
+                                    grad.data(), gOff, 1, grad.stride(), tmp, 0, og);
+                        } else {
+                            Im2colTiles.im2col(x, xRow * g.inH(), g, rows, cols, oh0, oh1, panel);
+                            mul(!across, k, og, lt, panel, 0, lt, 1, grad.data(), gOff, 1, grad.stride(), tmp, 0, og);
+                        }
+                        math.addStrided(dwT, gi * k * og, tmp, 0, 1, k * og);
+                    }
+                    if (dx != null) {                                           // W_gᵀ · gradOut, folded back
+                        int dxOff = xRow * planeIn;
+                        if (pointwise) {
+                            mul(!across, cg, lt, og, wT, gi * og, o, 1, grad.data(), gOff, grad.stride(), 1,
+                                    dx, dxOff + l0, planeIn);
+                        } else {
+                            mul(!across, k, lt, og, wT, gi * og, o, 1, grad.data(), gOff, grad.stride(), 1, dcols, 0, lt);
+                            Im2colTiles.col2im(dcols, g, rows, cols, oh0, oh1, dx, dxOff, math);
+                        }
+                    }
+                }
+                if (db != null) {
+                    for (int c = 0; c < og; c++) {
+                        int row = grad.start(n * o + gi * og + c);
+                        float s = 0;
+                        for (int l = 0; l < g.outPixels(); l++) s += grad.data()[row + l];
+                        dbAcc[gi * og + c] += s;
+                    }
+                }
+            }
+            dwParts[chunk] = dwT;
+            dbParts[chunk] = dbAcc;
+        });
+        for (int c = 0; c < chunks; c++) {
+            if (dw != null) addTransposed(dwParts[c], groups, k, og, dw);
+            if (db != null) math.addStrided(db, 0, dbParts[c], 0, 1, db.length);
+        }
+    }
+
+    /** The (rows, cols) matrix as a fresh (cols, rows) one. */
+    private static float[] transpose(Rows m, int rows, int cols) {
+        float[] t = new float[rows * cols];
+        for (int r = 0; r < rows; r++) {
+            int src = m.start(r);
+            for (int c = 0; c < cols; c++) t[c * rows + r] = m.data()[src + c];
+        }
+        return t;
+    }
+
+    /** dw[(g·og + o)·K + p] += dwT[g·K·og + p·og + o]: one group's (K × og) block back to (og × K) rows. */
+    private static void addTransposed(float[] dwT, int groups, int k, int og, float[] dw) {
+        for (int gi = 0; gi < groups; gi++) {
+            for (int p = 0; p < k; p++) {
+                int src = gi * k * og + p * og;
+                for (int c = 0; c < og; c++) dw[(gi * og + c) * k + p] += dwT[src + c];
+            }
+        }
+    }
+
+    /** Output rows per panel: as many as fit PANEL_FLOATS, at least one. */
+    static int tileRows(ConvGeometry g) {
+        long perRow = (long) g.patchSize() * g.outW();
+        return (int) Math.max(1, Math.min(g.outH(), PANEL_FLOATS / Math.max(1, perRow)));
+    }
+
+    /** C = A·B on this thread ({@code parallel} false: the caller already runs one item per core) or across the pool. */
+    private void mul(boolean parallel, int m, int n, int k, float[] a, int aOff, int ars, int acs,
+                     float[] b, int bOff, int brs, int bcs, float[] c, int cOff, int ldc) {
+        if (parallel) {
+            gemm.sgemm(m, n, k, a, aOff, ars, acs, b, bOff, brs, bcs, c, cOff, ldc);
+        } else {
+            gemm.sgemmBatched(1, m, n, k, a, aOff, 0, ars, acs, b, bOff, 0, brs, bcs, c, cOff, 0, ldc);
+        }
+    }
+}
