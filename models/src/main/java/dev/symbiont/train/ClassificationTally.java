@@ -60,8 +60,11 @@ public final class ClassificationTally {
     /** Mean cross-entropy per example. */
     public double loss() { return lossSum / examples; }
 
+    /** Correct predictions, over all classes. */
+    public long correct() { return Arrays.stream(correct).sum(); }
+
     /** Correct predictions over all examples. */
-    public double accuracy() { return (double) Arrays.stream(correct).sum() / examples; }
+    public double accuracy() { return (double) correct() / examples; }
 
     /** Accuracy among the examples labelled {@code c}; NaN when there are none. */
     public double accuracy(int c) { return total[c] == 0 ? Double.NaN : (double) correct[c] / total[c]; }
