@@ -12,7 +12,8 @@ import java.util.Map;
  */
 final class ArchitectureOptions {
     @Option(names = "--arch", defaultValue = "gpt",
-            description = "Model family: gpt (attention + MLP), mamba (selective state space), moe (attention + mixture-of-experts MLPs) (default: ${DEFAULT-VALUE}).")
+            description = "Model family: gpt (attention + MLP), mamba (selective state space), moe (attention + mixture-of-experts MLPs) (default: ${DEFAULT-VALUE}); "
+                    + "with --task fashion-mnist: resnet, convnext or vit (default: resnet).")
     String arch;
 
     @Option(names = "--d-state", defaultValue = "16", description = "mamba: state size N of each channel (default: ${DEFAULT-VALUE}).")

@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  */
 @Command(name = "symbiont", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT, version = "symbiont 0.1.0",
         description = "Symbiont: pure-Java deep learning.",
-        subcommands = {TrainCommand.class, GenerateCommand.class, DemoCommand.class, BackendsCommand.class})
+        subcommands = {TrainCommand.class, EvalCommand.class, GenerateCommand.class, DemoCommand.class, BackendsCommand.class})
 public final class Main implements Runnable {
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT,

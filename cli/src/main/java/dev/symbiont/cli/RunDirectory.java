@@ -1,8 +1,11 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.train.TrainerConfig;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /** The files a training run writes into its {@code --out} directory, and the rule for reusing one. */
@@ -13,6 +16,20 @@ final class RunDirectory {
     private RunDirectory() {}
 
     static Path checkpoint(Path dir) { return dir.resolve(CHECKPOINT); }
+
+    /**
+     * What every task's trainer shares: evaluation every {@code evalEvery} steps on
+     * {@code evalBatches} batches, a progress line every 25 steps, the metrics file and a
+     * checkpoint at each evaluation in {@code dir}, resuming from it when asked, and the time limit.
+     */
+    static TrainerConfig trainerConfig(Path dir, long steps, int evalEvery, int evalBatches, boolean resuming, double minutes) {
+        return TrainerConfig.steps(steps)
+                .withEval(evalEvery, evalBatches)
+                .withLogEvery(25)
+                .withMetrics(dir.resolve(METRICS))
+                .withCheckpoint(checkpoint(dir), evalEvery, resuming)
+                .withTimeLimit(Duration.ofMillis((long) (minutes * 60_000)));
+    }
 
     /**
      * Makes {@code dir} ready for a run: a directory that already holds one is continued only with

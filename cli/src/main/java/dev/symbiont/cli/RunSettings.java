@@ -18,9 +18,9 @@ import java.util.Set;
  */
 record RunSettings(Map<String, String> values, Map<String, String> model) {
     private static final String PREFIX = "run.";
-    /** Settings a resumed run cannot change: the model's shape, the corpus and the data order. */
+    /** Settings a resumed run cannot change: the task, the model's shape, the data and its order. */
     private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed",
-            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts");
+            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts", "task", "width", "data");
 
     static RunSettings fresh(TrainCommand command) { return new RunSettings(command.flags(), null); }
 
@@ -32,7 +32,7 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("the checkpoint in --out has no run settings (written by an older version); start over with --force");
         }
-        values.putIfAbsent("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
+        if (!values.containsKey("arch")) values.put("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
         command.flags().forEach((key, given) -> {
             String flag = ArchitectureOptions.flag(key);
             if (!parsed.hasMatchedOption(flag)) return;
@@ -60,8 +60,11 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     }
 
     /** What the checkpoint stores: the model's family and config and these settings. */
-    Map<String, String> toMetadata(CausalLM model) {
-        Map<String, String> m = new LinkedHashMap<>(model.metadata());
+    Map<String, String> toMetadata(CausalLM model) { return toMetadata(model.metadata()); }
+
+    /** What the checkpoint stores: the model's metadata and these settings. */
+    Map<String, String> toMetadata(Map<String, String> modelMetadata) {
+        Map<String, String> m = new LinkedHashMap<>(modelMetadata);
         values.forEach((k, v) -> m.put(PREFIX + k, v));
         return m;
     }
@@ -73,6 +76,8 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     int evalEvery() { return integer("eval_every"); }
     double lr() { return Double.parseDouble(values.get("lr")); }
     long seed() { return Long.parseLong(values.get("seed")); }
+
+    String text(String key) { return values.get(key); }
 
     int integer(String key) { return Integer.parseInt(values.get(key)); }
 }

@@ -12,7 +12,6 @@ import dev.symbiont.optim.LrSchedule;
 import dev.symbiont.text.CharTokenizer;
 import dev.symbiont.train.Cancellation;
 import dev.symbiont.train.Trainer;
-import dev.symbiont.train.TrainerConfig;
 import dev.symbiont.train.TrainingCheckpoint;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,7 +22,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -34,8 +32,11 @@ import java.util.Map;
  * tokenizer, a resumable training checkpoint and metrics. The checkpoint carries the model's
  * family and config and the run's settings, so {@code --resume} needs no flags but
  * {@code --out}; Ctrl-C stops after the current step and writes every file.
+ * {@code --task fashion-mnist} trains an image classifier instead ({@link ImageTraining}).
  */
-@Command(name = "train", description = "Train a character-level language model (GPT, Mamba or MoE) on a text corpus.")
+@Command(name = "train", description = {"Train a character-level language model (GPT, Mamba or MoE) on a text corpus, or with "
+        + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
+        "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 2000, --batch 128, --lr 2e-3, --eval-every 250, --minutes 10."})
 final class TrainCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -45,6 +46,9 @@ final class TrainCommand implements Runnable {
 
     @Mixin
     ArchitectureOptions architecture;
+
+    @Mixin
+    ImageOptions images;
 
     @Option(names = "--corpus", description = "UTF-8 text file (default: the shipped sonnets, psalms and proverbs).")
     Path corpus;
@@ -99,11 +103,17 @@ final class TrainCommand implements Runnable {
         new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
                 .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
                 .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
-        architecture.checkValues(new OptionChecks(spec));
+        images.check(new OptionChecks(spec));
+        if (!images.images()) architecture.checkValues(new OptionChecks(spec));
         common.run("train", this::train);
     }
 
     private void train(Backend backend) throws IOException {
+        if (images.images() || savedTask().equals(ImageOptions.TASK)) {
+            trainImages(backend);
+            return;
+        }
+        for (String flag : ImageOptions.IMAGE_ONLY) rejectUnless(flag, "--task fashion-mnist");
         RunDirectory.prepare(out, resume, force);
         Path checkpoint = RunDirectory.checkpoint(out);
         boolean resuming = resume && Files.exists(checkpoint);
@@ -146,13 +156,7 @@ final class TrainCommand implements Runnable {
                     .auxiliaryLoss(family.hasAuxiliaryLoss() ? model::auxiliaryLoss : null)
                     .cancellation(cancellation)
                     .checkpointMetadata(settings.toMetadata(model))
-                    .config(TrainerConfig.steps(settings.steps())
-                            .withClipNorm(1.0)
-                            .withEval(settings.evalEvery(), 20)
-                            .withLogEvery(25)
-                            .withMetrics(out.resolve(RunDirectory.METRICS))
-                            .withCheckpoint(checkpoint, settings.evalEvery(), resuming)
-                            .withTimeLimit(Duration.ofMillis((long) (minutes * 60_000))))
+                    .config(RunDirectory.trainerConfig(out, settings.steps(), settings.evalEvery(), 20, resuming, minutes).withClipNorm(1.0))
                     .build()
                     .fit();
             ModelFiles.save(out, model, tokenizer);
@@ -164,6 +168,38 @@ final class TrainCommand implements Runnable {
         if (result.cancelled()) {
             System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
                     result.steps(), settings.steps(), checkpoint, out);
+        }
+    }
+
+    /** The task of the run that {@code --resume} continues: the checkpoint's, char-lm for one saved before tasks existed; "" when none. */
+    private String savedTask() throws IOException {
+        Path checkpoint = RunDirectory.checkpoint(out);
+        if (!resume || !Files.exists(checkpoint)) return "";
+        String saved = TrainingCheckpoint.metadata(checkpoint).getOrDefault("run.task", "char-lm");
+        if (spec.commandLine().getParseResult().hasMatchedOption("--task") && !saved.equals(images.task)) {
+            throw new IllegalArgumentException("--task " + images.task + " differs from the checkpoint's " + saved
+                    + ": a resumed run keeps its task; drop the flag or start over with --force");
+        }
+        return saved;
+    }
+
+    private void trainImages(Backend backend) throws IOException {
+        for (String flag : ImageOptions.LM_ONLY) rejectUnless(flag, "--task char-lm");
+        images.task = ImageOptions.TASK;
+        var parsed = spec.commandLine().getParseResult();
+        Path dir = Path.of(images.schedule(parsed, this).out());
+        RunDirectory.prepare(dir, resume, force);
+        boolean resuming = resume && Files.exists(RunDirectory.checkpoint(dir));
+        if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
+        RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)), parsed, this)
+                : RunSettings.fresh(this);
+        ImageTraining.run(backend, settings, resuming, dir, images.schedule(parsed, this).minutes(), cancellation);
+    }
+
+    /** A flag the run's task does not read is an error, not silently ignored. */
+    private void rejectUnless(String flag, String task) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+            throw new OptionChecks(spec).fail(flag + " applies only to " + task);
         }
     }
 
@@ -181,6 +217,7 @@ final class TrainCommand implements Runnable {
 
     /** The flags that define the run, for {@link RunSettings}. */
     Map<String, String> flags() {
+        if (images.images()) return images.flags(spec.commandLine().getParseResult(), this);
         Map<String, String> m = new java.util.LinkedHashMap<>(Map.of("corpus", corpus == null ? "" : corpus.toString(), "steps", Integer.toString(steps),
                 "batch", Integer.toString(batch), "context", Integer.toString(context), "d_model", Integer.toString(dModel),
                 "layers", Integer.toString(layers), "heads", Integer.toString(heads), "lr", Double.toString(lr),

@@ -42,10 +42,12 @@ public final class Trainer<B> {
 
     /**
      * How a run ended: steps reached, the mean training loss of the last logged window, the last
-     * evaluation (NaN if none), the time this run took, the step it started from (non-zero when
-     * resumed) and whether a {@link Cancellation} stopped it early.
+     * evaluation's loss (NaN if none), the time this run took, the step it started from (non-zero when
+     * resumed), whether a {@link Cancellation} stopped it early, and the last evaluation's metric
+     * (NaN without an {@link EvalScore}).
      */
-    public record Result(long steps, double trainLoss, double evalLoss, long elapsedNanos, long startStep, boolean cancelled) {
+    public record Result(long steps, double trainLoss, double evalLoss, long elapsedNanos, long startStep, boolean cancelled,
+                         double evalMetric) {
         /** Optimizer steps this run took (a resumed run counts only its own). */
         public long stepsTaken() { return steps - startStep; }
     }
@@ -57,6 +59,8 @@ public final class Trainer<B> {
     private final LrSchedule schedule;
     private final DataLoader<?, B> eval;
     private final LossFunction<B> evalLoss;
+    private final String evalMetricName;
+    private final EvalScore<B> evalScore;
     private final ToLongFunction<B> tokensPerBatch;
     private final Supplier<Tensor> auxiliaryLoss;
     private final GradScaler scaler;
@@ -72,6 +76,8 @@ public final class Trainer<B> {
         this.schedule = b.schedule != null ? b.schedule : LrSchedule.constant(b.optimizer.lr());
         this.eval = b.eval;
         this.evalLoss = b.evalLoss;
+        this.evalMetricName = b.evalMetricName;
+        this.evalScore = b.evalScore;
         this.tokensPerBatch = b.tokensPerBatch;
         this.auxiliaryLoss = b.auxiliaryLoss;
         this.scaler = b.scaler;
@@ -91,7 +97,7 @@ public final class Trainer<B> {
         if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
         long startNanos = System.nanoTime();
         long step = start.step();
-        double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastWindow = Double.NaN;
+        double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         int windowSteps = 0;
         long windowTokens = 0, windowStart = System.nanoTime();
         model.train();
@@ -122,8 +128,11 @@ public final class Trainer<B> {
                         || (config.timeLimit() != null && System.nanoTime() - startNanos >= config.timeLimit().toNanos());
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
                 if (evaluate) {
-                    lastEval = evaluate();
-                    progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval));
+                    double[] evaluation = evaluation();
+                    lastEval = evaluation[0];
+                    lastMetric = evaluation[1];
+                    progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
+                            + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
                 }
                 if (step % config.logEvery() == 0 || last || evaluate) {
                     long now = System.nanoTime();
@@ -137,8 +146,10 @@ public final class Trainer<B> {
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
                     }
                     if (metrics != null) {
-                        metrics.write(record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond, evaluate ? lastEval : null,
-                                now - startNanos));
+                        Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond,
+                                evaluate ? lastEval : null, now - startNanos);
+                        if (evalScore != null) row.put("eval_" + evalMetricName, evaluate ? lastMetric : null);
+                        metrics.write(row);
                     }
                     windowLoss = 0;
                     windowAux = 0;
@@ -156,7 +167,7 @@ public final class Trainer<B> {
         } finally {
             batches.close();
         }
-        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos, start.step(), cancelled);
+        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos, start.step(), cancelled, lastMetric);
     }
 
     private Batches<B> nextEpoch(Batches<B> finished) {
@@ -200,21 +211,38 @@ public final class Trainer<B> {
     }
 
     /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
-    public double evaluate() {
+    public double evaluate() { return evaluation()[0]; }
+
+    /**
+     * {loss, metric} over the first {@code evalBatches} batches of the eval loader, in eval mode
+     * without gradients: with an {@link EvalScore} both are per example, otherwise the loss is the
+     * mean over batches and the metric NaN.
+     */
+    private double[] evaluation() {
         if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
         model.eval();
-        double sum = 0;
+        double loss = 0, metric = 0;
+        long weight = 0;
         int count = 0;
         try (var noGrad = GradMode.disabled(); Batches<B> batches = eval.epoch(0)) {
             while (count < config.evalBatches() && batches.hasNext()) {
-                sum += evalLoss.loss(batches.next()).item();
+                B batch = batches.next();
+                if (evalScore == null) {
+                    loss += evalLoss.loss(batch).item();
+                    weight++;
+                } else {
+                    EvalScore.Score s = evalScore.score(batch);
+                    loss += s.loss() * s.examples();
+                    metric += s.metric();
+                    weight += s.examples();
+                }
                 count++;
             }
         } finally {
             model.train();
         }
         if (count == 0) throw new IllegalStateException("Trainer.evaluate: the eval loader yields no batch (dataset smaller than a batch with drop-last?)");
-        return sum / count;
+        return new double[] {loss / weight, evalScore == null ? Double.NaN : metric / weight};
     }
 
     /** One metrics row; {@code aux_loss} appears only when the trainer adds an auxiliary loss, so other runs keep their columns. */
@@ -242,6 +270,8 @@ public final class Trainer<B> {
         private LrSchedule schedule;
         private DataLoader<?, B> eval;
         private LossFunction<B> evalLoss;
+        private String evalMetricName;
+        private EvalScore<B> evalScore;
         private ToLongFunction<B> tokensPerBatch;
         private Supplier<Tensor> auxiliaryLoss;
         private GradScaler scaler;
@@ -260,7 +290,23 @@ public final class Trainer<B> {
         public Builder<B> schedule(LrSchedule s) { schedule = s; return this; }
 
         /** Periodic evaluation on {@code loader} with {@code loss}. */
-        public Builder<B> eval(DataLoader<?, B> loader, LossFunction<B> loss) { eval = loader; evalLoss = loss; return this; }
+        public Builder<B> eval(DataLoader<?, B> loader, LossFunction<B> loss) { eval = loader; evalLoss = loss; evalScore = null; return this; }
+
+        /**
+         * Periodic evaluation on {@code loader} that also reports a metric: {@code eval_<metricName>}
+         * in the metrics file and the progress line (e.g. {@code "accuracy"}), the loss and the metric
+         * from one forward pass per batch.
+         */
+        public Builder<B> eval(DataLoader<?, B> loader, String metricName, EvalScore<B> score) {
+            if (metricName == null || !metricName.matches("[a-z0-9_]+")) {
+                throw new IllegalArgumentException("Trainer.eval: the metric name must be lower-case letters, digits and '_', got " + metricName);
+            }
+            eval = loader;
+            evalLoss = null;
+            evalMetricName = metricName;
+            evalScore = score;
+            return this;
+        }
 
         /** Tokens (or samples) in a batch, for the throughput column. */
         public Builder<B> tokensPerBatch(ToLongFunction<B> f) { tokensPerBatch = f; return this; }

@@ -1,0 +1,78 @@
+package dev.symbiont.bench;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.models.ImageClassifier;
+import dev.symbiont.models.resnet.ResNet;
+import dev.symbiont.models.resnet.ResNetConfig;
+import dev.symbiont.models.vit.ViT;
+import dev.symbiont.models.vit.ViTConfig;
+import dev.symbiont.optim.AdamW;
+import dev.symbiont.optim.ParamGroup;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One training step of an image classifier on a batch of 28×28 grey images in 10 classes —
+ * forward, cross-entropy, backward, AdamW step, zero grad — as {@code train --task fashion-mnist}
+ * runs it: the small-image ResNet-18 at a given width (64 is the paper's) and ViTConfig.small28.
+ * Images per second = batch / (time per step).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2)
+@Measurement(iterations = 5)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
+public class CnnTrainingStepBenchmark {
+    @Param({"resnet18", "vit"})
+    public String model;
+
+    /** ResNet's first-stage width; ignored by the ViT. */
+    @Param({"64"})
+    public int width;
+
+    @Param({"128"})
+    public int batch;
+
+    private ImageClassifier net;
+    private AdamW optimizer;
+    private Tensor images, labels;
+
+    @Setup
+    public void setUp() {
+        Generator g = new Generator(42);
+        net = switch (model) {
+            case "resnet18" -> new ResNet(ResNetConfig.resnet18().forSmallImages().withInChannels(1).withNumClasses(10)
+                    .withWidths(width, 2 * width, 4 * width, 8 * width), g);
+            case "vit" -> new ViT(ViTConfig.small28(), g);
+            default -> throw new IllegalArgumentException("model " + model);
+        };
+        net.train();
+        optimizer = new AdamW(ParamGroup.splitDecay(net, 0.05), AdamW.options(1e-3));
+        images = Tensor.randn(new Generator(1), batch, 1, 28, 28);
+        long[] y = new long[batch];
+        for (int i = 0; i < batch; i++) y[i] = i % 10;
+        labels = Tensor.fromArray(y);
+    }
+
+    @Benchmark
+    public double step() {
+        Tensor loss = net.loss(images, labels);
+        loss.backward();
+        optimizer.step();
+        optimizer.zeroGrad();
+        return loss.item();
+    }
+}

@@ -1,0 +1,44 @@
+package dev.symbiont.cli;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.io.Safetensors;
+import dev.symbiont.io.SafetensorsFile;
+import dev.symbiont.models.ImageClassifier;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A trained image classifier on disk: {@code model.safetensors}, the state dict (batch-norm
+ * buffers included) with the {@link ImageArchitecture} metadata that rebuilds the model.
+ */
+final class ClassifierFiles {
+    private ClassifierFiles() {}
+
+    record Loaded(ImageClassifier model, Map<String, String> metadata) {}
+
+    static void save(Path dir, ImageClassifier model, Map<String, String> metadata) throws IOException {
+        Files.createDirectories(dir);
+        Safetensors.write(dir.resolve(ModelFiles.WEIGHTS), model.stateDict(), metadata);
+    }
+
+    /** Loads a model saved by {@link #save}, in eval mode; a key or shape that disagrees with the metadata's model is named. */
+    static Loaded load(Path dir) throws IOException {
+        Path weights = dir.resolve(ModelFiles.WEIGHTS);
+        if (!Files.exists(weights)) {
+            throw new IOException("no model at " + weights + " (train one with `symbiont train --task fashion-mnist --out " + dir + "`)");
+        }
+        SafetensorsFile file = Safetensors.read(weights);
+        ImageClassifier model;
+        try {
+            model = ImageArchitecture.load(file.metadata(), new Generator(0));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(weights + ": " + e.getMessage(), e);
+        }
+        model.loadStateDict(file.tensors(), true);
+        model.eval();
+        return new Loaded(model, file.metadata());
+    }
+}

@@ -1,0 +1,73 @@
+package dev.symbiont.cli;
+
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The options of {@code train --task fashion-mnist} ({@code --arch} is {@link ArchitectureOptions}'
+ * and names resnet, convnext or vit here), and the defaults the shared options take
+ * for it: an image run trains with larger batches and another learning rate than the char-LM,
+ * so a flag the user did not give takes the image default, not the LM one.
+ */
+final class ImageOptions {
+    static final String TASK = "fashion-mnist";
+    /** Flags only the char-LM reads, rejected for an image run. */
+    static final List<String> LM_ONLY = List.of("--corpus", "--context", "--d-model", "--layers", "--heads", "--init-std",
+            "--d-state", "--d-conv", "--expand", "--experts", "--top-k", "--shared-experts");
+    /** Flags only an image run reads, rejected for the char-LM. */
+    static final List<String> IMAGE_ONLY = List.of("--width", "--data");
+
+    @Option(names = "--task", defaultValue = "char-lm",
+            description = "char-lm (a character-level GPT on --corpus) or fashion-mnist (an image classifier on --data) (default: ${DEFAULT-VALUE}).")
+    String task;
+
+    @Option(names = "--width", description = "fashion-mnist: the model's width — ResNet's and ConvNeXt's first stage, ViT's token width "
+            + "(default: 64 for resnet and vit, 32 for convnext).")
+    Integer width;
+
+    @Option(names = "--data", paramLabel = "DIR|subset", description = "fashion-mnist: a directory with the four IDX files, or 'subset' for the "
+            + "shipped 6,000/1,000-image subset (default: /usr/share/datasets/fashion-mnist when dataset-fashion-mnist is installed, else the subset).")
+    String data;
+
+    boolean images() { return TASK.equals(task); }
+
+    /** --task names a task and --width is positive. */
+    void check(OptionChecks checks) {
+        if (!task.equals("char-lm") && !images()) throw checks.fail("--task must be char-lm or " + TASK + ", got " + task);
+        if (width != null) checks.positive("--width", width);
+    }
+
+    /** The shared options' values for an image run: each given flag as given, the others at the image defaults. */
+    record Schedule(String out, int steps, double minutes, int batch, double lr, int evalEvery) {}
+
+    Schedule schedule(ParseResult parsed, TrainCommand c) {
+        return new Schedule(parsed.hasMatchedOption("--out") ? c.out.toString() : "runs/fashion-mnist",
+                parsed.hasMatchedOption("--steps") ? c.steps : 2000,
+                parsed.hasMatchedOption("--minutes") ? c.minutes : 10,
+                parsed.hasMatchedOption("--batch") ? c.batch : 128,
+                parsed.hasMatchedOption("--lr") ? c.lr : 2e-3,
+                parsed.hasMatchedOption("--eval-every") ? c.evalEvery : 250);
+    }
+
+    /** The flags that define an image run, for {@link RunSettings}. */
+    Map<String, String> flags(ParseResult parsed, TrainCommand c) {
+        Schedule s = schedule(parsed, c);
+        // --arch is the LM's option too, with the LM's default; an image run takes resnet unless --arch is given.
+        ImageArchitecture a = ImageArchitecture.parse(parsed.hasMatchedOption("--arch") ? c.architecture.arch : "resnet");
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("task", TASK);
+        m.put("arch", a.flag());
+        m.put("width", Integer.toString(width == null ? a.defaultWidth() : width));
+        m.put("data", ImageData.of(data).setting());
+        m.put("steps", Integer.toString(s.steps()));
+        m.put("batch", Integer.toString(s.batch()));
+        m.put("lr", Double.toString(s.lr()));
+        m.put("eval_every", Integer.toString(s.evalEvery()));
+        m.put("seed", Long.toString(c.common.seed));
+        return m;
+    }
+}

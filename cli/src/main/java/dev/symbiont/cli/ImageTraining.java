@@ -1,0 +1,89 @@
+package dev.symbiont.cli;
+
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.data.DataLoader;
+import dev.symbiont.data.vision.FashionMnist;
+import dev.symbiont.data.vision.ImageBatch;
+import dev.symbiont.data.vision.ImageDataset;
+import dev.symbiont.data.vision.ImageExample;
+import dev.symbiont.data.vision.Split;
+import dev.symbiont.models.ImageClassifier;
+import dev.symbiont.optim.AdamW;
+import dev.symbiont.optim.LrSchedule;
+import dev.symbiont.optim.ParamGroup;
+import dev.symbiont.train.ClassificationTally;
+import dev.symbiont.train.Cancellation;
+import dev.symbiont.train.Trainer;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code train --task fashion-mnist}: an image classifier trained with AdamW on augmented
+ * Fashion-MNIST, its test accuracy reported at every evaluation and over the whole test split at
+ * the end, written into the run directory as the char-LM run is (checkpoint, metrics, model).
+ */
+final class ImageTraining {
+    /** Periodic evaluations look at this many test images at most (all of the subset's 1,000); the final one at all. */
+    static final int EVAL_IMAGES = 2000;
+    /** AdamW's decoupled weight decay, applied to weights only (ParamGroup.splitDecay), as timm's recipes do. */
+    static final double WEIGHT_DECAY = 0.05;
+    static final int CHANNELS = 1;
+
+    private ImageTraining() {}
+
+    static void run(Backend backend, RunSettings settings, boolean resuming, Path out, double minutes, Cancellation cancellation)
+            throws IOException {
+        Path checkpoint = RunDirectory.checkpoint(out);
+        ImageData data = ImageData.of(settings.text("data"));
+        long seed = settings.seed();
+        ImageDataset train = data.dataset(Split.TRAIN, seed), test = data.dataset(Split.TEST, seed);
+        int classes = FashionMnist.CLASSES.size();
+        System.out.printf(Locale.ROOT, "train: fashion-mnist on %s: %,d training images (augmented: crop and flip), %,d test images%n",
+                data.description(), train.size(), test.size());
+
+        ImageArchitecture arch = ImageArchitecture.parse(settings.text("arch"));
+        int width = settings.integer("width");
+        ImageClassifier model = arch.build(width, CHANNELS, classes, new Generator(seed));
+        Map<String, String> modelMetadata = new LinkedHashMap<>(arch.metadata(width, CHANNELS, classes));
+        modelMetadata.put("task", ImageOptions.TASK);
+        modelMetadata.put("data", data.setting());
+        int steps = settings.steps(), batch = settings.batch();
+        double lr = settings.lr();
+        AdamW optimizer = new AdamW(ParamGroup.splitDecay(model, WEIGHT_DECAY), AdamW.options(lr));
+        var trainLoader = DataLoader.builder(train, ImageExample::collate)
+                .batchSize(batch).shuffle(seed).dropLast(true).prefetch(2).name("train").build();
+        var testLoader = ClassifierEvaluation.loader(test);
+        int evalBatches = Math.max(1, Math.min(testLoader.batchesPerEpoch(), EVAL_IMAGES / ClassifierEvaluation.BATCH));
+        System.out.printf(Locale.ROOT, "train: %s (width %d) with %,d parameters on %s; %d steps of %d images, at most %.1f minutes; "
+                        + "test accuracy every %d steps on %,d images%n", arch.flag(), width, model.parameterCount(), backend.name(), steps, batch,
+                minutes, settings.evalEvery(), Math.min(test.size(), evalBatches * ClassifierEvaluation.BATCH));
+
+        Trainer.Result result;
+        try (CtrlC ctrlC = new CtrlC(cancellation)) {
+            result = Trainer.builder(model, optimizer, trainLoader, (ImageBatch b) -> model.loss(b.images(), b.labels()))
+                    .schedule(LrSchedule.warmupCosine(lr, lr / 100, Math.min(100, steps / 10), steps))
+                    .eval(testLoader, "accuracy", b -> ClassificationTally.score(model.forward(b.images()), b.labels()))
+                    .tokensPerBatch(b -> b.images().size(0))
+                    .cancellation(cancellation)
+                    .checkpointMetadata(settings.toMetadata(modelMetadata))
+                    .config(RunDirectory.trainerConfig(out, steps, settings.evalEvery(), evalBatches, resuming, minutes))
+                    .build()
+                    .fit();
+            ClassifierFiles.save(out, model, modelMetadata);
+        }
+        ClassificationTally full = ClassifierEvaluation.run(model, testLoader, classes);
+        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s; test %s; model saved to %s%n",
+                result.stepsTaken(), result.stepsTaken() == 1 ? "" : "s", result.elapsedNanos() / 1e9,
+                result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
+                ClassifierEvaluation.summary(full), out.resolve(ModelFiles.WEIGHTS));
+        if (result.cancelled()) {
+            System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
+                    result.steps(), steps, checkpoint, out);
+        }
+    }
+}
