@@ -32,9 +32,8 @@ enum ImageArchitecture {
     CONVNEXT("convnext", 32) {
         @Override
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
-            ConvNeXtConfig c = ConvNeXtConfig.small28();
-            return new ConvNeXt(new ConvNeXtConfig(inChannels, classes, c.depths(), new int[] {w, 2 * w, 4 * w, 8 * w}, c.patchSize(),
-                    c.layerScale(), c.dropPathRate()), g);
+            return new ConvNeXt(ConvNeXtConfig.small28().withInChannels(inChannels).withNumClasses(classes)
+                    .withDims(w, 2 * w, 4 * w, 8 * w), g);
         }
     },
     /** ViTConfig.small28 (patch 4, 4 blocks, 4 heads); width = the token width D, the MLP 4·D. */
@@ -43,7 +42,7 @@ enum ImageArchitecture {
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
             ViTConfig c = ViTConfig.small28();
             if (w % c.heads() != 0) throw new IllegalArgumentException("--width " + w + " must be a multiple of ViT's " + c.heads() + " heads");
-            return new ViT(new ViTConfig(c.imageSize(), c.patchSize(), inChannels, classes, w, c.depth(), c.heads(), 4 * w, c.dropout()), g);
+            return new ViT(c.withInChannels(inChannels).withNumClasses(classes).withEmbedDim(w, 4 * w), g);
         }
     };
 

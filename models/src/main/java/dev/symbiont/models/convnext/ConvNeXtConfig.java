@@ -65,6 +65,9 @@ public record ConvNeXtConfig(int inChannels, int numClasses, int[] depths, int[]
 
     public ConvNeXtConfig withNumClasses(int n) { return new ConvNeXtConfig(inChannels, n, depths, dims, patchSize, layerScale, dropPathRate); }
 
+    /** The same stages with other widths, one per stage (ResNetConfig.withWidths' counterpart). */
+    public ConvNeXtConfig withDims(int... d) { return new ConvNeXtConfig(inChannels, numClasses, depths, d, patchSize, layerScale, dropPathRate); }
+
     public ConvNeXtConfig withDropPathRate(double r) { return new ConvNeXtConfig(inChannels, numClasses, depths, dims, patchSize, layerScale, r); }
 
     /**

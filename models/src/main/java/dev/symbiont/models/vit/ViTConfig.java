@@ -56,6 +56,11 @@ public record ViTConfig(int imageSize, int patchSize, int inChannels, int numCla
         return new ViTConfig(imageSize, patchSize, inChannels, n, embedDim, depth, heads, mlpHidden, dropout);
     }
 
+    /** The same encoder at token width d with an MLP of mlpHidden. */
+    public ViTConfig withEmbedDim(int d, int hidden) {
+        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, d, depth, heads, hidden, dropout);
+    }
+
     public ViTConfig withDropout(double p) {
         return new ViTConfig(imageSize, patchSize, inChannels, numClasses, embedDim, depth, heads, mlpHidden, p);
     }
