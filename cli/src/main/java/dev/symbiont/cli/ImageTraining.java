@@ -69,6 +69,7 @@ final class ImageTraining {
                     .schedule(LrSchedule.warmupCosine(lr, lr / 100, Math.min(100, steps / 10), steps))
                     .eval(testLoader, "accuracy", b -> ClassificationTally.score(model.forward(b.images()), b.labels()))
                     .tokensPerBatch(b -> b.images().size(0))
+                    .throughputUnit("img")
                     .cancellation(cancellation)
                     .checkpointMetadata(settings.toMetadata(modelMetadata))
                     .config(RunDirectory.trainerConfig(out, steps, settings.evalEvery(), evalBatches, resuming, minutes))

@@ -15,11 +15,11 @@ import java.util.Locale;
  */
 interface Progress extends AutoCloseable {
     /** One snapshot: the step just finished and its numbers. */
-    /** auxLoss: the auxiliary loss added to the training loss (an MoE router's), null when there is none. */
-    record Snapshot(long step, long maxSteps, double loss, Double auxLoss, double lr, double tokensPerSecond, long elapsedNanos) {
+    /** auxLoss: the auxiliary loss added to the training loss (an MoE router's), null when there is none; unit: what tokensPerSecond counts ("tok", "img"). */
+    record Snapshot(long step, long maxSteps, double loss, Double auxLoss, double lr, double tokensPerSecond, long elapsedNanos, String unit) {
         String numbers() {
-            return String.format(Locale.ROOT, "loss %.4f%s lr %.2e %s tok/s", loss, auxLoss == null ? "" : String.format(Locale.ROOT, " aux %.4f", auxLoss),
-                    lr, tokensPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", tokensPerSecond) : "-");
+            return String.format(Locale.ROOT, "loss %.4f%s lr %.2e %s %s/s", loss, auxLoss == null ? "" : String.format(Locale.ROOT, " aux %.4f", auxLoss),
+                    lr, tokensPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", tokensPerSecond) : "-", unit);
         }
 
         /** Remaining time at the average pace so far. */

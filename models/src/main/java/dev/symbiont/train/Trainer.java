@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -62,11 +63,13 @@ public final class Trainer<B> {
     private final String evalMetricName;
     private final EvalScore<B> evalScore;
     private final ToLongFunction<B> tokensPerBatch;
+    private final String throughputUnit;
     private final Supplier<Tensor> auxiliaryLoss;
     private final GradScaler scaler;
     private final TrainerConfig config;
     private final Cancellation cancellation;
     private final Map<String, String> checkpointMetadata;
+    private final LongSupplier nanoTime;
 
     private Trainer(Builder<B> b) {
         this.model = b.model;
@@ -79,11 +82,13 @@ public final class Trainer<B> {
         this.evalMetricName = b.evalMetricName;
         this.evalScore = b.evalScore;
         this.tokensPerBatch = b.tokensPerBatch;
+        this.throughputUnit = b.throughputUnit;
         this.auxiliaryLoss = b.auxiliaryLoss;
         this.scaler = b.scaler;
         this.config = b.config;
         this.cancellation = b.cancellation;
         this.checkpointMetadata = Map.copyOf(b.checkpointMetadata);
+        this.nanoTime = b.nanoTime;
     }
 
     public static <B> Builder<B> builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -95,11 +100,11 @@ public final class Trainer<B> {
         TrainingCheckpoint.Position start = new TrainingCheckpoint.Position(0, 0, 0);
         boolean resumed = config.resume() && Files.exists(config.checkpoint());
         if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
-        long startNanos = System.nanoTime();
+        ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), nanoTime);
         long step = start.step();
         double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         int windowSteps = 0;
-        long windowTokens = 0, windowStart = System.nanoTime();
+        long windowTokens = 0, windowStart = nanoTime.getAsLong();
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
@@ -117,15 +122,14 @@ public final class Trainer<B> {
                     aux += losses[1] / config.accumulation();
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
-                double lr = schedule.applyTo(optimizer, step);
+                double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
                 double gradNorm = update();
                 step++;
                 windowLoss += loss;
                 windowAux += aux;
                 windowSteps++;
                 cancelled = cancellation != null && cancellation.requested();
-                boolean last = step == config.maxSteps() || cancelled
-                        || (config.timeLimit() != null && System.nanoTime() - startNanos >= config.timeLimit().toNanos());
+                boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
                 if (evaluate) {
                     double[] evaluation = evaluation();
@@ -135,19 +139,19 @@ public final class Trainer<B> {
                             + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
                 }
                 if (step % config.logEvery() == 0 || last || evaluate) {
-                    long now = System.nanoTime();
+                    long now = nanoTime.getAsLong();
                     double seconds = (now - windowStart) / 1e9;
                     lastWindow = windowLoss / windowSteps;
                     Double auxWindow = auxiliaryLoss == null ? null : windowAux / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
-                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, lr, tokensPerSecond, now - startNanos));
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, lr, tokensPerSecond, clock.elapsedNanos(), throughputUnit));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
                     }
                     if (metrics != null) {
                         Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond,
-                                evaluate ? lastEval : null, now - startNanos);
+                                evaluate ? lastEval : null, clock.elapsedNanos());
                         if (evalScore != null) row.put("eval_" + evalMetricName, evaluate ? lastMetric : null);
                         metrics.write(row);
                     }
@@ -167,7 +171,7 @@ public final class Trainer<B> {
         } finally {
             batches.close();
         }
-        return new Result(step, lastWindow, lastEval, System.nanoTime() - startNanos, start.step(), cancelled, lastMetric);
+        return new Result(step, lastWindow, lastEval, clock.elapsedNanos(), start.step(), cancelled, lastMetric);
     }
 
     private Batches<B> nextEpoch(Batches<B> finished) {
@@ -273,11 +277,13 @@ public final class Trainer<B> {
         private String evalMetricName;
         private EvalScore<B> evalScore;
         private ToLongFunction<B> tokensPerBatch;
+        private String throughputUnit = "tok";
         private Supplier<Tensor> auxiliaryLoss;
         private GradScaler scaler;
         private TrainerConfig config = TrainerConfig.steps(1000);
         private Cancellation cancellation;
         private final Map<String, String> checkpointMetadata = new LinkedHashMap<>();
+        private LongSupplier nanoTime = System::nanoTime;
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
             this.model = model;
@@ -310,6 +316,19 @@ public final class Trainer<B> {
 
         /** Tokens (or samples) in a batch, for the throughput column. */
         public Builder<B> tokensPerBatch(ToLongFunction<B> f) { tokensPerBatch = f; return this; }
+
+        /**
+         * What {@link #tokensPerBatch} counts, as the progress line names it per second: {@code tok}
+         * (the default) or e.g. {@code img} for images. The metrics column stays {@code tokens_per_s}.
+         */
+        public Builder<B> throughputUnit(String unit) {
+            if (unit == null || !unit.matches("[A-Za-z]+")) throw new IllegalArgumentException("Trainer.throughputUnit: need letters, got " + unit);
+            throughputUnit = unit;
+            return this;
+        }
+
+        /** The clock the time limit and the time-sized schedule read (nanoseconds, as System.nanoTime): a fake one in tests. */
+        Builder<B> clock(LongSupplier nanoTimeSource) { nanoTime = nanoTimeSource; return this; }
 
         /**
          * A loss read right after each micro-batch's forward and added to it before backward — an

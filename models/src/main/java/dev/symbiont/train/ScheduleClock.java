@@ -1,0 +1,46 @@
+package dev.symbiont.train;
+
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * The step a {@link Trainer} hands its lr schedule, so that a run bounded by time ends annealed
+ * (budgeted training, Li et al. 2020). The schedule is planned for {@code maxSteps}; a run with a
+ * time limit stands at the further of where its steps and its clock put it:
+ * <pre>
+ *   p = max(step / maxSteps, p0 + (1 − p0) · elapsed / limit)      p0 = startStep / maxSteps (0 unless resumed)
+ *   schedule step = min(maxSteps, floor(p · maxSteps))
+ * </pre>
+ * so the schedule reaches its end when the time runs out, however many steps fit. Without a time
+ * limit the schedule step is the step, so runs bounded by steps stay bit-identical. The clock is a
+ * {@link LongSupplier} of nanoseconds ({@code System::nanoTime} in a run, a fake one in tests).
+ */
+final class ScheduleClock {
+    private final long maxSteps;
+    private final double startFraction;
+    private final long limitNanos;
+    private final LongSupplier nanoTime;
+    private final long startNanos;
+
+    /** Starts the clock now; {@code limit} null means the run is bounded by steps alone. */
+    ScheduleClock(long maxSteps, long startStep, Duration limit, LongSupplier nanoTime) {
+        this.maxSteps = maxSteps;
+        this.startFraction = Math.min(1, (double) startStep / maxSteps);
+        this.limitNanos = limit == null ? 0 : Math.max(1, limit.toNanos());
+        this.nanoTime = nanoTime;
+        this.startNanos = nanoTime.getAsLong();
+    }
+
+    /** Nanoseconds since the clock started. */
+    long elapsedNanos() { return nanoTime.getAsLong() - startNanos; }
+
+    /** Whether the run has used its time limit (never without one). */
+    boolean timeUp() { return limitNanos > 0 && elapsedNanos() >= limitNanos; }
+
+    /** The step to look the lr up at before taking optimizer step {@code step} (counted from 0). */
+    long scheduleStep(long step) {
+        if (limitNanos == 0) return step;
+        double byTime = startFraction + (1 - startFraction) * Math.min(1, (double) elapsedNanos() / limitNanos);
+        return Math.max(step, Math.min(maxSteps, (long) Math.floor(byTime * maxSteps)));
+    }
+}
