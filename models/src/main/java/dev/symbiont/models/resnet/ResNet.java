@@ -20,7 +20,7 @@ import java.util.List;
 /**
  * A residual network (He et al. 2016, Table 1) with torchvision's structure and state-dict keys:
  * <pre>
- *   h = maxpool(ReLU(bn1(conv1(x))))         7×7 stride 2, 3×3 stride-2 pool   (small images: 3×3 stride 1, no pool)
+ *   h = maxpool(ReLU(bn1(conv1(x))))         7×7 stride 2, 3×3 stride-2 pool   (small images: 3×3 stride 1, pool or none; ResNetStem)
  *   h = layer4(layer3(layer2(layer1(h))))    stages of residual blocks; layer2..4 halve H and W
  *   y = fc(avgpool(h))                       global average, then the classifier
  * </pre>
@@ -47,11 +47,9 @@ public final class ResNet extends ImageClassifier {
     public ResNet(ResNetConfig config, Generator g) {
         this.config = config;
         int[] widths = config.widths(), layers = config.layers();
-        this.conv1 = module("conv1", config.smallImages()
-                ? new Conv2d(config.inChannels(), widths[0], 3, Conv2d.options().padding(1).bias(false), g)
-                : new Conv2d(config.inChannels(), widths[0], 7, Conv2d.options().stride(2).padding(3).bias(false), g));
+        this.conv1 = module("conv1", config.stem().conv(config.inChannels(), widths[0], g));
         this.bn1 = module("bn1", new BatchNorm2d(widths[0]));
-        this.maxpool = config.smallImages() ? null : new MaxPool2d(3, 2, 1);
+        this.maxpool = config.stem().pool();
         int in = widths[0];
         for (int s = 0; s < 4; s++) {
             List<Layer> blocks = new ArrayList<>();
@@ -81,7 +79,7 @@ public final class ResNet extends ImageClassifier {
      * The last stage's feature map, before pooling.
      *
      * @param x (N, inChannels, H, W) float32
-     * @return (N, widths[3] · expansion, H / 32, W / 32) (H / 8 for small images), sizes rounded up
+     * @return (N, widths[3] · expansion, H / (8 · stem reduction), W / (8 · stem reduction)), sizes rounded up
      */
     public Tensor forwardFeatures(Tensor x) {
         if (x.dim() != 4 || x.size(1) != config.inChannels()) {

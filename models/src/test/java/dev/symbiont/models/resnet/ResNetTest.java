@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -46,6 +47,10 @@ class ResNetTest {
         assertArrayEquals(new int[] {2, 16, 4, 4}, small.forwardFeatures(grey).shape());      // 28, 14, 7, 4
         assertArrayEquals(new int[] {2, 10}, small.forward(grey).shape());
         assertArrayEquals(new int[] {8, 1, 3, 3}, small.stateDict().get("conv1.weight").shape());
+        ResNet pooled = new ResNet(narrow.withStem(ResNetStem.SMALL_POOLED).withLayers(1, 1, 1, 1).withInChannels(1), new Generator(3));
+        assertArrayEquals(new int[] {2, 16, 2, 2}, pooled.forwardFeatures(grey).shape());     // 14, 7, 4, 2
+        assertEquals(small.stateDict().keySet().stream().filter(k -> !k.matches("layer\\d\\.1\\..*")).toList(),
+                List.copyOf(pooled.stateDict().keySet()), "the pooled stem has the same keys; one block per stage drops the .1 blocks");
         ResNet bottleneck = new ResNet(ResNetConfig.resnet50().withWidths(4, 4, 8, 8).forSmallImages(), new Generator(5));
         assertArrayEquals(new int[] {1, 32, 4, 4}, bottleneck.forwardFeatures(Tensor.randn(new Generator(6), 1, 3, 28, 28)).shape());
     }
