@@ -35,6 +35,16 @@ public final class DropPath extends Layer implements Stochastic {
         return x.reshape(n, x.numel() / n).mul(keep.div(1 - p)).reshape(x.shape());
     }
 
+    /**
+     * Rates for {@code blocks} blocks rising linearly from 0 to {@code last}: timm's
+     * {@code torch.linspace(0, drop_path_rate, depth)} (one block gets 0).
+     */
+    public static double[] linearRates(double last, int blocks) {
+        double[] rates = new double[blocks];
+        for (int k = 0; k < blocks; k++) rates[k] = blocks == 1 ? 0 : last * k / (blocks - 1);
+        return rates;
+    }
+
     @Override
     public Generator generator() { return generator; }
 

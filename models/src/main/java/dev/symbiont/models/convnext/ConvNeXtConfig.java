@@ -1,5 +1,7 @@
 package dev.symbiont.models.convnext;
 
+import dev.symbiont.nn.DropPath;
+
 import java.util.Arrays;
 
 /**
@@ -75,12 +77,9 @@ public record ConvNeXtConfig(int inChannels, int numClasses, int[] depths, int[]
      * split by depths.
      */
     public double[][] dropPathRates() {
-        int total = Arrays.stream(depths).sum(), k = 0;
+        double[] all = DropPath.linearRates(dropPathRate, Arrays.stream(depths).sum());
         double[][] rates = new double[depths.length][];
-        for (int s = 0; s < depths.length; s++) {
-            rates[s] = new double[depths[s]];
-            for (int j = 0; j < depths[s]; j++, k++) rates[s][j] = total == 1 ? 0 : dropPathRate * k / (total - 1);
-        }
+        for (int s = 0, k = 0; s < depths.length; k += depths[s], s++) rates[s] = Arrays.copyOfRange(all, k, k + depths[s]);
         return rates;
     }
 

@@ -24,12 +24,14 @@ import java.util.List;
  * with a class token:
  * <pre>
  *   z₀ = [x_class; x_p¹E; …; x_pᴺE] + E_pos             patch_embed, cls_token, pos_embed     (eq. 1)
- *   z'_l = MSA(LN(z_{l−1})) + z_{l−1}                    bidirectional, fused attention        (eq. 2)
- *   z_l = MLP(LN(z'_l)) + z'_l                           GELU MLP                              (eq. 3)
+ *   z'_l = DropPath(MSA(LN(z_{l−1}))) + z_{l−1}          bidirectional, fused attention        (eq. 2)
+ *   z_l = DropPath(MLP(LN(z'_l))) + z'_l                 GELU MLP                              (eq. 3)
  *   y = head(LN(z_L⁰))                                   the class token's output              (eq. 4)
  * </pre>
  * Each block is the Transformer family's pre-norm {@link ResidualBlock} over
  * {@link MultiHeadAttention} (fused qkv with biases) and timm's {@link Mlp}; LayerNorm ε = 1e-6.
+ * Stochastic depth (Huang et al. 2016) as timm's: block l drops its branches with
+ * {@code dropPathRate · l / (L − 1)} in training, none in eval; at rate 0 (the default) it is absent.
  * State-dict keys are timm's: {@code cls_token} (1, 1, D), {@code pos_embed} (1, 1 + numPatches, D),
  * {@code patch_embed.proj.*}, {@code blocks.<i>.norm1.*}, {@code blocks.<i>.attn.qkv.*},
  * {@code blocks.<i>.attn.proj.*}, {@code blocks.<i>.norm2.*}, {@code blocks.<i>.mlp.fc1.*},
@@ -70,6 +72,9 @@ public final class ViT extends ImageClassifier {
         this.norm = module("norm", layerNorm(d));
         this.head = module("head", new Linear(d, config.numClasses(), true, g));
         initialise(g);
+        // Drawn after the weights, so a model's initialisation does not depend on its drop path rate.
+        double[] rates = config.dropPathRates();
+        for (int i = 0; i < rates.length; i++) list.get(i).dropPath(rates[i], g);
     }
 
     private static LayerNorm layerNorm(int d) { return new LayerNorm(new int[] {d}, LN_EPS, true); }

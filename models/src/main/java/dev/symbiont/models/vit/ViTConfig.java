@@ -1,5 +1,7 @@
 package dev.symbiont.models.vit;
 
+import dev.symbiont.nn.DropPath;
+
 /**
  * The shape of a {@link ViT}. timm's vit_tiny_patch16_224 is {@link #vitTiny16()}; a small
  * model for 28×28 grey images (Fashion-MNIST) is {@link #small28()}.
@@ -13,9 +15,10 @@ package dev.symbiont.models.vit;
  * @param heads      attention heads; must divide embedDim
  * @param mlpHidden  hidden width of each block's MLP (4·D in the paper)
  * @param dropout    after the position embedding, on attention probabilities and after each projection, in [0, 1)
+ * @param dropPathRate stochastic depth of the last block (timm's drop_path_rate); block i of L drops with rate · i / (L − 1), in [0, 1)
  */
 public record ViTConfig(int imageSize, int patchSize, int inChannels, int numClasses, int embedDim, int depth, int heads,
-                        int mlpHidden, double dropout) {
+                        int mlpHidden, double dropout, double dropPathRate) {
     public ViTConfig {
         positive("imageSize", imageSize);
         positive("patchSize", patchSize);
@@ -30,6 +33,15 @@ public record ViTConfig(int imageSize, int patchSize, int inChannels, int numCla
         }
         if (embedDim % heads != 0) throw new IllegalArgumentException("ViTConfig: heads " + heads + " must divide embedDim " + embedDim);
         if (!(dropout >= 0 && dropout < 1)) throw new IllegalArgumentException("ViTConfig: dropout must be in [0, 1), got " + dropout);
+        if (!(dropPathRate >= 0 && dropPathRate < 1)) {
+            throw new IllegalArgumentException("ViTConfig: dropPathRate must be in [0, 1), got " + dropPathRate);
+        }
+    }
+
+    /** Without stochastic depth (timm's default drop_path_rate 0). */
+    public ViTConfig(int imageSize, int patchSize, int inChannels, int numClasses, int embedDim, int depth, int heads, int mlpHidden,
+                     double dropout) {
+        this(imageSize, patchSize, inChannels, numClasses, embedDim, depth, heads, mlpHidden, dropout, 0);
     }
 
     private static void positive(String name, int value) {
@@ -49,19 +61,26 @@ public record ViTConfig(int imageSize, int patchSize, int inChannels, int numCla
     public int numPatches() { return gridSize() * gridSize(); }
 
     public ViTConfig withInChannels(int c) {
-        return new ViTConfig(imageSize, patchSize, c, numClasses, embedDim, depth, heads, mlpHidden, dropout);
+        return new ViTConfig(imageSize, patchSize, c, numClasses, embedDim, depth, heads, mlpHidden, dropout, dropPathRate);
     }
 
     public ViTConfig withNumClasses(int n) {
-        return new ViTConfig(imageSize, patchSize, inChannels, n, embedDim, depth, heads, mlpHidden, dropout);
+        return new ViTConfig(imageSize, patchSize, inChannels, n, embedDim, depth, heads, mlpHidden, dropout, dropPathRate);
     }
 
     /** The same encoder at token width d with an MLP of mlpHidden. */
     public ViTConfig withEmbedDim(int d, int hidden) {
-        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, d, depth, heads, hidden, dropout);
+        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, d, depth, heads, hidden, dropout, dropPathRate);
     }
 
     public ViTConfig withDropout(double p) {
-        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, embedDim, depth, heads, mlpHidden, p);
+        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, embedDim, depth, heads, mlpHidden, p, dropPathRate);
     }
+
+    public ViTConfig withDropPathRate(double r) {
+        return new ViTConfig(imageSize, patchSize, inChannels, numClasses, embedDim, depth, heads, mlpHidden, dropout, r);
+    }
+
+    /** Each block's drop rate: timm's {@code linspace(0, drop_path_rate, depth)}, 0 for the first block. */
+    public double[] dropPathRates() { return DropPath.linearRates(dropPathRate, depth); }
 }

@@ -1,7 +1,9 @@
 package dev.symbiont.nn.block;
 
+import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.nn.Checkpoint;
+import dev.symbiont.nn.DropPath;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;
@@ -24,7 +26,8 @@ import java.util.List;
  * decoding state is its sequence mixer's ({@link #newState}); the channel mixer is
  * position-wise and keeps none. With activation checkpointing on, a training forward keeps only
  * the block's input and recomputes the rest in backward ({@link Checkpoint}); a forward with a
- * decoding state is never checkpointed.
+ * decoding state is never checkpointed. {@link #dropPath} adds stochastic depth to both branches
+ * ({@code x + DropPath(SequenceMixer(Norm₁(x)))}, timm's {@code drop_path1} and {@code drop_path2}).
  *
  * @param <S> the kind of sequence mixer
  * @param <C> the kind of channel mixer
@@ -34,6 +37,7 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
     private final S sequenceMixer;
     private final C channelMixer;
     private boolean checkpointing;
+    private DropPath dropPath1, dropPath2;                 // null: no stochastic depth
 
     /**
      * @param norm1         the norm before the sequence mixer, over dModel
@@ -80,8 +84,23 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
     }
 
     private Tensor compute(Tensor x, MixerContext context) {
-        Tensor h = x.add(sequenceMixer.forward(norm1.forward(x), context));
-        return channelMixer == null ? h : h.add(channelMixer.forward(norm2.forward(h)));
+        Tensor h = x.add(dropped(dropPath1, sequenceMixer.forward(norm1.forward(x), context)));
+        return channelMixer == null ? h : h.add(dropped(dropPath2, channelMixer.forward(norm2.forward(h))));
+    }
+
+    private static Tensor dropped(DropPath dropPath, Tensor branch) { return dropPath == null ? branch : dropPath.forward(branch); }
+
+    /**
+     * Drops each residual branch per sample with probability {@code p} in training (timm's
+     * drop_path1 / drop_path2: no state-dict keys), each with its own generator drawn from
+     * {@code g}; p = 0 leaves the block as it was. Returns this.
+     */
+    public final ResidualBlock<S, C> dropPath(double p, Generator g) {
+        if (p == 0) return this;
+        dropPath1 = module("drop_path1", new DropPath(p, new Generator(g.nextLong())));
+        if (channelMixer != null) dropPath2 = module("drop_path2", new DropPath(p, new Generator(g.nextLong())));
+        if (!isTraining()) eval();                         // the new layers follow the block's mode
+        return this;
     }
 
     /** A fresh, empty decoding state of this block's sequence mixer, for up to {@code maxLength} positions. */

@@ -56,6 +56,28 @@ class ViTTest {
     }
 
     @Test
+    void should_raise_the_drop_path_rate_linearly_from_zero_as_timm() {
+        assertArrayEquals(new double[] {0, 0.1 / 3, 0.2 / 3, 0.1}, ViTConfig.small28().withDropPathRate(0.1).dropPathRates(), 1e-15);
+        assertArrayEquals(new double[] {0, 0, 0, 0}, ViTConfig.small28().dropPathRates());
+        assertThrows(IllegalArgumentException.class, () -> ViTConfig.small28().withDropPathRate(1));
+    }
+
+    @Test
+    void should_drop_paths_in_training_and_not_in_eval() {
+        ViTConfig deep = new ViTConfig(8, 4, 1, 2, 16, 4, 2, 32, 0);
+        ViT plain = new ViT(deep, new Generator(8));
+        ViT dropping = new ViT(deep.withDropPathRate(0.6), new Generator(8));
+        assertEquals(plain.stateDict().keySet(), dropping.stateDict().keySet(), "drop path adds no keys");
+        Tensor x = Tensor.randn(new Generator(9), 16, 1, 8, 8);
+        float[] reference = plain.forward(x).toFloatArray();
+        float[] trained = dropping.forward(x).toFloatArray(), again = dropping.forward(x).toFloatArray();
+        assertFalse(java.util.Arrays.equals(reference, trained), "training drops some samples' branches");
+        assertFalse(java.util.Arrays.equals(trained, again), "each forward draws new masks");
+        dropping.eval();
+        assertArrayEquals(reference, dropping.forward(x).toFloatArray(), "eval: the same weights give the plain model's logits");
+    }
+
+    @Test
     void should_reject_images_of_another_size_or_channel_count() {
         ViT vit = new ViT(ViTConfig.small28(), new Generator(6));
         var e = assertThrows(IllegalArgumentException.class, () -> vit.forward(Tensor.zeros(2, 1, 32, 32)));
