@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A small ResNet learns Fashion-MNIST: trained on the shipped subset's 6,000 images for a fixed
  * number of steps and seed, it classifies at least 85% of the subset's 1,000 test images
- * (87.6% measured). A ResNet-10 (one BasicBlock per stage) of widths 8…64, 500 AdamW steps of
- * 64 images, about a minute on 2 cores. The training images are normalised but not augmented:
+ * (86.7% measured). A ResNet-10 (one BasicBlock per stage) of widths 8…64, 400 AdamW steps of
+ * 64 images, 55 s on 2 cores. The training images are normalised but not augmented:
  * with the CLI's crop and flip the same 500 steps reach only 82.9% — augmentation pays off
  * over longer runs (docs/benchmarks.md, "Fashion-MNIST learning test").
  */
