@@ -20,11 +20,11 @@ import java.util.Map;
  * and the width, which is all it takes to rebuild it.
  */
 enum ImageArchitecture {
-    /** The small-image ResNet-18 (3×3 stem, no max-pool); width = the first stage's channels, doubled per stage (16 by default, a quarter of the paper's 64, so that ten minutes on two cores train it). */
-    RESNET("resnet", 16) {
+    /** ResNetConfig.small28 (a ResNet-10 behind the pooled 3×3 stem); width = the first stage's channels, doubled per stage (24 by default). */
+    RESNET("resnet", 24) {
         @Override
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
-            return new ResNet(ResNetConfig.resnet18().forSmallImages().withInChannels(inChannels).withNumClasses(classes)
+            return new ResNet(ResNetConfig.small28().withInChannels(inChannels).withNumClasses(classes)
                     .withWidths(w, 2 * w, 4 * w, 8 * w), g);
         }
     },

@@ -26,7 +26,7 @@ final class ImageOptions {
     String task;
 
     @Option(names = "--width", description = "fashion-mnist: the model's width — ResNet's and ConvNeXt's first stage, ViT's token width "
-            + "(default: 64 for resnet and vit, 32 for convnext).")
+            + "(default: 24 for resnet, 32 for convnext, 64 for vit).")
     Integer width;
 
     @Option(names = "--data", paramLabel = "DIR|subset", description = "fashion-mnist: a directory with the four IDX files, or 'subset' for the "

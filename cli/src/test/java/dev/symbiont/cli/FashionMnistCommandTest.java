@@ -24,7 +24,7 @@ class FashionMnistCommandTest {
 
     private static final Pattern ACCURACY = Pattern.compile("test accuracy (\\d\\.\\d{4}) \\((\\d+)/1000\\), loss (\\d+\\.\\d{4})");
 
-    /** A 4-wide ResNet-18 on the subset: a few steps take a second or two. */
+    /** A 4-wide default ResNet on the subset: a few steps take a second or two. */
     private CliRun train(Path out, int steps) {
         List<String> args = new ArrayList<>(List.of("train", "--task", "fashion-mnist", "--data", "subset", "--width", "4", "--batch", "32",
                 "--steps", Integer.toString(steps), "--eval-every", "3", "--out", out.toString()));
@@ -45,6 +45,7 @@ class FashionMnistCommandTest {
         assertTrue(trained.out().lines().findFirst().orElseThrow().contains("Fashion-MNIST subset shipped with Symbiont"), trained.out());
         for (String f : List.of(RunDirectory.CHECKPOINT, RunDirectory.METRICS, ModelFiles.WEIGHTS)) assertTrue(Files.exists(out.resolve(f)), f);
         assertTrue(trained.err().contains("step 6: eval loss") && trained.err().contains(" accuracy "), trained.err());
+        assertTrue(trained.err().contains(" img/s eta ") && !trained.err().contains("tok/s"), trained.err());
 
         // The in-memory model's accuracy on the whole test split, as the trainer computed it at the last step.
         List<String> metrics = Files.readAllLines(out.resolve(RunDirectory.METRICS));
