@@ -51,6 +51,9 @@ class ResNetTest {
         assertArrayEquals(new int[] {2, 16, 2, 2}, pooled.forwardFeatures(grey).shape());     // 14, 7, 4, 2
         assertEquals(small.stateDict().keySet().stream().filter(k -> !k.matches("layer\\d\\.1\\..*")).toList(),
                 List.copyOf(pooled.stateDict().keySet()), "the pooled stem has the same keys; one block per stage drops the .1 blocks");
+        ResNet small28 = new ResNet(ResNetConfig.small28(), new Generator(3));
+        assertArrayEquals(new int[] {2, 192, 2, 2}, small28.forwardFeatures(grey).shape());
+        assertEquals(692_050, small28.parameterCount());
         ResNet bottleneck = new ResNet(ResNetConfig.resnet50().withWidths(4, 4, 8, 8).forSmallImages(), new Generator(5));
         assertArrayEquals(new int[] {1, 32, 4, 4}, bottleneck.forwardFeatures(Tensor.randn(new Generator(6), 1, 3, 28, 28)).shape());
     }
