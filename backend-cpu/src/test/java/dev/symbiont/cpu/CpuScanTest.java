@@ -149,6 +149,21 @@ class CpuScanTest {
         for (int k = 0; k < 3; k++) assertClose("linear scan output " + k, expected.get(k), actual.get(k));
     }
 
+    @ParameterizedTest(name = "({0}, {1}, {2}), a requires grad {3}")
+    @CsvSource({"2, 40, 70, true", "2, 40, 70, false", "1, 3000, 1, true", "1, 3000, 1, false"})
+    void linearScanBackwardComputesOnlyTheWantedGradient(int outer, int len, int inner, boolean wantA) {
+        List<float[]> all = linear(outer, len, inner, false);
+        try (var scope = Backends.use(CPU)) {
+            Generator g = new Generator(len * 7L + inner);
+            Tensor a = Tensor.rand(g, outer, len, inner).mul(2).sub(1).detach().requiresGrad(wantA);
+            Tensor b = Tensor.randn(g, outer, len, inner).detach().requiresGrad(!wantA);
+            Scans.linearScan(a, b, 1).backward(Tensor.randn(g, outer, len, inner));
+            Tensor wanted = wantA ? a : b, other = wantA ? b : a;
+            assertClose("the wanted gradient", all.get(wantA ? 1 : 2), wanted.grad().toFloatArray());
+            assertEquals(null, other.grad(), "the input without requiresGrad gets no gradient");
+        }
+    }
+
     @ParameterizedTest(name = "({0}, {1}, {2}), {3} chunks, reverse {4}")
     @CsvSource({"1, 1000, 1, 7, false", "1, 1000, 1, 7, true", "2, 257, 3, 4, false", "3, 31, 2, 31, true",
             "1, 5, 4, 8, false", "2, 64, 65, 3, true"})

@@ -11,7 +11,8 @@ import dev.symbiont.cpu.kernels.SelectiveScan;
 
 /**
  * The scan family on the CPU: the linear recurrence walked once per column, or chunked when
- * too few columns fill the cores ({@link LinearRecurrence}); the selective scan fused into one
+ * too few columns fill the cores, its backward one reverse pass writing only the gradients
+ * wanted ({@link LinearRecurrence}); the selective scan fused into one
  * pass over L per (batch, channel) with per-chunk checkpoints for the backward
  * ({@link SelectiveScan}), so neither direction allocates anything of size L·N. Operands are
  * read in place through their strides; only a linear scan's non-contiguous operands are
@@ -32,26 +33,18 @@ public final class CpuScan implements ScanKernels {
 
     @Override
     public Tensor linearScan(Tensor a, Tensor b, int dim) {
-        LinearRecurrence.Dims d = dims(a, dim, false);
+        LinearRecurrence.Dims d = dims(a, dim);
         HeapStorage h = io.newFloats(a.numel());
         LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h.floats());
         return Tensor.of(h, a.shape());
     }
 
     @Override
-    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim) {
+    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim, Wanted want) {
         String op = LINEAR + " backward";
-        LinearRecurrence.Dims d = dims(a, dim, true);
-        HeapStorage gh = io.newFloats(a.numel()), da = io.newFloats(a.numel());
-        LinearRecurrence.scan(d, run(op, a), run(op, gradH), gh.floats());
-        // da_t = gh_t · h_{t−1}
-        LinearRecurrence.Run states = run(op, h);
-        float[] g = gh.floats(), out = da.floats(), hv = states.data();
-        int step = d.inner(), rowLen = d.len() * step;
-        for (int o = 0; o < d.outer(); o++) {
-            for (int j = step; j < rowLen; j++) out[o * rowLen + j] = g[o * rowLen + j] * hv[states.offset() + o * rowLen + j - step];
-        }
-        return new LinearScanGrads(Tensor.of(da, a.shape()), Tensor.of(gh, a.shape()));
+        HeapStorage da = want.da() ? io.newFloats(a.numel()) : null, db = want.db() ? io.newFloats(a.numel()) : null;
+        LinearRecurrence.adjoint(dims(a, dim), run(op, a), run(op, gradH), run(op, h), data(da), data(db));
+        return new LinearScanGrads(da == null ? null : Tensor.of(da, a.shape()), db == null ? null : Tensor.of(db, a.shape()));
     }
 
     @Override
@@ -98,11 +91,11 @@ public final class CpuScan implements ScanKernels {
     }
 
     /** (outer, len, inner) around {@code dim} of a's shape. */
-    private static LinearRecurrence.Dims dims(Tensor a, int dim, boolean reverse) {
+    private static LinearRecurrence.Dims dims(Tensor a, int dim) {
         int outer = 1, inner = 1;
         for (int i = 0; i < dim; i++) outer *= a.size(i);
         for (int i = dim + 1; i < a.dim(); i++) inner *= a.size(i);
-        return new LinearRecurrence.Dims(outer, a.size(dim), inner, reverse);
+        return new LinearRecurrence.Dims(outer, a.size(dim), inner, false);
     }
 
     /** A contiguous run of t's elements: its own storage when contiguous, else a row-major host copy. */

@@ -16,7 +16,8 @@ import dev.symbiont.cpu.CpuThreads;
  *       (a₁, b₁)∘(a₀, b₀) = (a₁a₀, a₁b₀ + b₁), then each chunk fixed up with its carry: about
  *       2n work, depth len/chunks + chunks. For when outer × inner cannot fill the cores.</li>
  * </ul>
- * Both give the same h up to float32 rounding; {@link #scan} picks one.
+ * Both give the same h up to float32 rounding; {@link #scan} picks one. {@link #adjoint} is a
+ * scan's whole backward in one reverse pass.
  */
 public final class LinearRecurrence {
     private LinearRecurrence() {}
@@ -36,14 +37,40 @@ public final class LinearRecurrence {
 
     /** h = the recurrence of (a, x), written to {@code h} from 0: the sequential kernel unless too few columns fill the cores. */
     public static void scan(Dims d, Run a, Run x, float[] h) {
-        int blocks = d.outer() * ceilDiv(d.inner(), INNER_BLOCK);
-        if (blocks < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH) chunked(d, a, x, h, 2 * CpuThreads.parallelism());
+        if (chunks(d)) chunked(d, a, x, h, 2 * CpuThreads.parallelism());
         else sequential(d, a, x, h);
     }
 
     /** The recurrence column by column, each walked once along len. */
     public static void sequential(Dims d, Run a, Run x, float[] h) {
-        // As few column blocks per row as fill the cores: a wide block streams whole rows.
+        columnBlocks(d, (o, i0, i1) -> walk(d, a, x, h, o, i0, i1, 0, d.len()));
+    }
+
+    /**
+     * The backward of the forward scan h = scan(a, x) over (outer, len, inner), from the
+     * gradient g of h, in one reverse pass: gh_t = g_t + a_{t+1}·gh_{t+1}, db = gh and
+     * da_t = gh_t·h_{t−1} (0 at t = 0). Either output may be null when its gradient is not
+     * wanted; gh itself lives in a row-sized carry, so nothing else of the tensor's size is
+     * written. With too few columns to fill the cores the chunked kernel computes gh first.
+     */
+    public static void adjoint(Dims d, Run a, Run g, Run h, float[] da, float[] db) {
+        Dims reverse = new Dims(d.outer(), d.len(), d.inner(), true);
+        if (chunks(reverse)) {
+            float[] gh = db != null ? db : new float[d.outer() * d.len() * d.inner()];
+            chunked(reverse, a, g, gh, 2 * CpuThreads.parallelism());
+            if (da != null) columnBlocks(d, (o, i0, i1) -> previousTimesAdjoint(d, h, gh, da, o, i0, i1));
+        } else {
+            columnBlocks(d, (o, i0, i1) -> reverseWalk(d, a, g, h, da, db, o, i0, i1));
+        }
+    }
+
+    /** Work on the inner columns [i0, i1) of outer o. */
+    private interface ColumnBlock {
+        void run(int o, int i0, int i1);
+    }
+
+    /** Each (outer, block of inner) once, in parallel: as few blocks per row as fill the cores, since a wide block streams whole rows. */
+    private static void columnBlocks(Dims d, ColumnBlock body) {
         int wanted = ceilDiv(2 * CpuThreads.parallelism(), Math.max(1, d.outer()));
         int blocksPerRow = Math.max(1, Math.min(wanted, ceilDiv(d.inner(), INNER_BLOCK)));
         int block = ceilDiv(d.inner(), blocksPerRow);
@@ -51,9 +78,44 @@ public final class LinearRecurrence {
         Parallel.forRange(d.outer() * blocksPerRow, grain, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int o = item / blocksPerRow, i0 = (item % blocksPerRow) * block, i1 = Math.min(d.inner(), i0 + block);
-                walk(d, a, x, h, o, i0, i1, 0, d.len());
+                body.run(o, i0, i1);
             }
         });
+    }
+
+    private static boolean chunks(Dims d) {
+        return d.outer() * ceilDiv(d.inner(), INNER_BLOCK) < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH;
+    }
+
+    /** {@link #adjoint}'s pass over outer o, columns [i0, i1): t from len − 1 down, the adjoint carried in {@code gh}. */
+    private static void reverseWalk(Dims d, Run a, Run g, Run h, float[] da, float[] db, int o, int i0, int i1) {
+        int inner = d.inner(), width = i1 - i0;
+        float[] gh = new float[width];
+        float[] av = a.data(), gv = g.data(), hv = h.data();
+        for (int t = d.len() - 1; t >= 0; t--) {
+            int row = index(d, o, t, 0) + i0, gr = g.offset() + row;
+            if (t == d.len() - 1) {
+                System.arraycopy(gv, gr, gh, 0, width);
+            } else {
+                int ar = a.offset() + row + inner;
+                for (int i = 0; i < width; i++) gh[i] = gv[gr + i] + av[ar + i] * gh[i];
+            }
+            if (db != null) System.arraycopy(gh, 0, db, row, width);
+            if (da != null && t > 0) {
+                int hr = h.offset() + row - inner;
+                for (int i = 0; i < width; i++) da[row + i] = gh[i] * hv[hr + i];
+            }
+        }
+    }
+
+    /** da_t = gh_t·h_{t−1} over outer o, columns [i0, i1), from a finished gh. */
+    private static void previousTimesAdjoint(Dims d, Run h, float[] gh, float[] da, int o, int i0, int i1) {
+        int inner = d.inner();
+        float[] hv = h.data();
+        for (int t = 1; t < d.len(); t++) {
+            int row = index(d, o, t, 0), hr = h.offset() + row - inner;
+            for (int i = i0; i < i1; i++) da[row + i] = gh[row + i] * hv[hr + i];
+        }
     }
 
     /**

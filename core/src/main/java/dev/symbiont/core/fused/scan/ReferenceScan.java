@@ -32,7 +32,7 @@ public final class ReferenceScan implements ScanKernels {
     }
 
     @Override
-    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim) {
+    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim, Wanted want) {
         int steps = a.size(dim);
         Tensor[] gh = new Tensor[steps];
         for (int t = steps - 1; t >= 0; t--) {
@@ -42,7 +42,7 @@ public final class ReferenceScan implements ScanKernels {
         Tensor db = Tensor.stack(List.of(gh), dim);
         // da_t = gh_t · h_{t−1}, with h_{−1} = 0.
         Tensor previous = Tensor.cat(List.of(zeros(h, dim), h.narrow(dim, 0, steps - 1)), dim);
-        return new LinearScanGrads(db.mul(previous), db);
+        return new LinearScanGrads(want.da() ? db.mul(previous) : null, want.db() ? db : null);
     }
 
     @Override
@@ -77,7 +77,7 @@ public final class ReferenceScan implements ScanKernels {
         // y_l = Σ_n h_l·C_l
         Tensor gyN = gy.unsqueeze(3);
         Tensor dC = perGroup(gyN.mul(states), s.groups());
-        LinearScanGrads g = linearScanBackward(d.decay, states, gyN.mul(cs), 2);
+        LinearScanGrads g = linearScanBackward(d.decay, states, gyN.mul(cs), 2, new Wanted(true, true));
 
         // ΔA = exp(dt·A): d/d(dt·A) = ΔA
         Tensor dExponent = g.da().mul(d.decay);

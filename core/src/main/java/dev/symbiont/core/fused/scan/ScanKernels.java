@@ -31,8 +31,12 @@ public interface ScanKernels {
      * @param a     the forward's coefficients
      * @param h     the forward's output
      * @param gradH the gradient of h
+     * @param want  which gradients to compute; an unwanted one is returned as null
      */
-    LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim);
+    LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim, Wanted want);
+
+    /** Which of a linear scan's gradients its backward computes: those of the inputs that require one. */
+    record Wanted(boolean da, boolean db) {}
 
     /**
      * Mamba's selective scan ({@code selective_scan_fn}): dt = softplus?(delta + deltaBias),
@@ -50,7 +54,7 @@ public interface ScanKernels {
      */
     SelectiveScanGrads selectiveScanBackward(SelectiveScanArgs args, SelectiveScanResult forward, Tensor gradOut);
 
-    /** Gradients of the coefficients a and inputs b of a linear scan, both a's shape. */
+    /** Gradients of the coefficients a and inputs b of a linear scan, both a's shape (null when not wanted). */
     record LinearScanGrads(Tensor da, Tensor db) {}
 
     /**

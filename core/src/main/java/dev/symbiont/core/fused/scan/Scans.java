@@ -52,10 +52,11 @@ public final class Scans {
         }
         int d = a.layout().dim(LINEAR, dim);
         Tensor a2 = a.detach(), b2 = b.detach();
+        ScanKernels.Wanted want = new ScanKernels.Wanted(a.requiresGrad(), b.requiresGrad());
         return LINEAR_SCAN.run(a.backend(), 2L * a.numel(), 3 * FusedOp.bytes(a, b),
                 k -> FusedOp.saving(k.linearScan(a2, b2, d)),
                 (k, h, g) -> {
-                    ScanKernels.LinearScanGrads gr = k.linearScanBackward(a2, h, g, d);
+                    ScanKernels.LinearScanGrads gr = k.linearScanBackward(a2, h, g, d, want);
                     return new Tensor[] {gr.da(), gr.db()};
                 }, a, b);
     }
