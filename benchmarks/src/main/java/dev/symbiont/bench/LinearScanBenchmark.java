@@ -87,7 +87,7 @@ public class LinearScanBenchmark {
     /** The backward kernel (da and db from the gradient of h, one reverse pass); the same for every {@code kernel} value. */
     @Benchmark
     public float[] adjoint() {
-        LinearRecurrence.adjoint(dims, a, g, states, da, db);
+        LinearRecurrence.adjoint(dims, a, g, states, null, da, db, null);
         return da;
     }
 
