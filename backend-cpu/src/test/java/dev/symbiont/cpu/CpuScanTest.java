@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * eight gradients, and the sequential and chunked linear scans forward and backward, within
  * 1e-4 — over L of 1, L on and off the checkpoint chunk, N ∈ {1, 4, 16}, with and without z, D,
  * deltaBias and softplus, grouped B/C and non-contiguous operands. And the point of it all:
- * peak memory. The selective scan runs with ΔA's exp on the Vector API and on its scalar twin.
+ * peak memory. The selective scan runs its steps on the Vector API (N of 1, 4, 12 and 20 padded
+ * to whole vectors, 16 filling two) and on its scalar twin.
  */
 class CpuScanTest {
     private static final double MAX_ABS_ERROR = 1e-4;
@@ -37,9 +38,9 @@ class CpuScanTest {
     /** Without the vector kernels: ΔA's exp on the scalar twin. */
     private static final CpuBackend SCALAR = new CpuBackend(GemmPath.EJML, false);
 
-    /** One selective-scan case; groups 0 means 3-D B and C. */
+    /** One selective-scan case; groups 0 means 3-D B and C; initial: from a random initial state. */
     private record Case(int batch, int channels, int len, int n, int groups, boolean z, boolean d, boolean bias,
-                        boolean softplus, boolean views) {}
+                        boolean softplus, boolean views, boolean initial) {}
 
     /** Output, last state, and the gradient of each present input, in argument order. */
     private static List<float[]> selective(Case c, CpuBackend backend) {
@@ -58,8 +59,10 @@ class CpuScanTest {
             Tensor d = c.d() ? leaf(leaves, Tensor.randn(g, c.channels())) : null;
             Tensor z = c.z() ? leaf(leaves, Tensor.randn(g, c.batch(), c.channels(), c.len())) : null;
             Tensor bias = c.bias() ? leaf(leaves, Tensor.rand(g, c.channels()).mul(0.6).sub(0.5)) : null;
+            Tensor h0 = c.initial() ? leaf(leaves, c.views() ? Tensor.randn(g, c.batch(), c.n(), c.channels()).transpose(1, 2)
+                    : Tensor.randn(g, c.batch(), c.channels(), c.n())) : null;
             Tensor gradOut = Tensor.randn(g, c.batch(), c.channels(), c.len());
-            Scans.ScanOutput r = Scans.selectiveScan(u, delta, a, b, cc, d, z, bias, c.softplus(), true);
+            Scans.ScanOutput r = Scans.selectiveScan(u, delta, a, b, cc, d, z, bias, c.softplus(), h0, true);
             r.output().backward(gradOut);
             List<float[]> out = new ArrayList<>(List.of(r.output().toFloatArray(), r.lastState().toFloatArray()));
             for (Tensor t : leaves) out.add(t.grad().toFloatArray());
@@ -103,19 +106,21 @@ class CpuScanTest {
         }
     }
 
-    @ParameterizedTest(name = "batch {0}, d_inner {1}, L {2}, N {3}, groups {4}, z {5}, D {6}, bias {7}, softplus {8}, views {9}")
+    @ParameterizedTest(name = "batch {0}, d_inner {1}, L {2}, N {3}, groups {4}, z {5}, D {6}, bias {7}, softplus {8}, views {9}, initial state {10}")
     @CsvSource({
-            "2, 3, 1, 4, 0, true, true, true, true, false",
-            "1, 4, 1, 1, 0, false, false, false, false, false",
-            "2, 4, 64, 16, 2, true, true, true, true, false",
-            "2, 6, 65, 16, 3, false, true, false, true, false",
-            "1, 5, 200, 4, 0, true, false, true, false, false",
-            "2, 4, 131, 1, 4, false, false, true, true, true",
-            "2, 6, 97, 16, 2, true, true, true, true, true",
-            "3, 8, 150, 4, 1, true, true, false, false, true"})
+            "2, 3, 1, 4, 0, true, true, true, true, false, true",
+            "1, 4, 1, 1, 0, false, false, false, false, false, false",
+            "2, 4, 64, 16, 2, true, true, true, true, false, false",
+            "2, 6, 65, 16, 3, false, true, false, true, false, true",
+            "1, 5, 200, 4, 0, true, false, true, false, false, false",
+            "2, 4, 131, 1, 4, false, false, true, true, true, false",
+            "2, 6, 97, 16, 2, true, true, true, true, true, true",
+            "3, 8, 150, 4, 1, true, true, false, false, true, false",
+            "2, 4, 70, 20, 2, true, true, true, true, false, true",
+            "1, 3, 129, 12, 0, true, true, true, true, true, false"})
     void fusedSelectiveScanMatchesTheReference(int batch, int channels, int len, int n, int groups, boolean z, boolean d,
-                                               boolean bias, boolean softplus, boolean views) {
-        Case c = new Case(batch, channels, len, n, groups, z, d, bias, softplus, views);
+                                               boolean bias, boolean softplus, boolean views, boolean initial) {
+        Case c = new Case(batch, channels, len, n, groups, z, d, bias, softplus, views, initial);
         List<float[]> expected = reference(c);
         assertMatches(c + " (vector)", expected, selective(c, CPU));
         assertMatches(c + " (scalar)", expected, selective(c, SCALAR));
@@ -125,6 +130,11 @@ class CpuScanTest {
 
     /** h, da, db of a linear scan along dim 1 of (outer, len, inner), through the op on the CPU. */
     private static List<float[]> linear(int outer, int len, int inner, boolean transposed) {
+        return linear(outer, len, inner, transposed, false);
+    }
+
+    /** h, da, db, and dh0 when {@code initial}, of a linear scan along dim 1 from a random initial state or 0. */
+    private static List<float[]> linear(int outer, int len, int inner, boolean transposed, boolean initial) {
         try (var scope = Backends.use(CPU)) {
             Generator g = new Generator(len * 7L + inner);
             Tensor a = transposed ? Tensor.rand(g, outer, inner, len).mul(2).sub(1).transpose(1, 2)
@@ -132,21 +142,42 @@ class CpuScanTest {
             Tensor b = transposed ? Tensor.randn(g, outer, inner, len).transpose(1, 2) : Tensor.randn(g, outer, len, inner);
             a = a.detach().requiresGrad(true);
             b = b.detach().requiresGrad(true);
-            Tensor h = Scans.linearScan(a, b, 1);
+            Tensor h0 = initial ? Tensor.randn(g, inner, outer).transpose(0, 1).detach().requiresGrad(true) : null;
+            Tensor h = Scans.linearScan(a, b, 1, h0);
             h.backward(Tensor.randn(g, outer, len, inner));
-            return List.of(h.toFloatArray(), a.grad().toFloatArray(), b.grad().toFloatArray());
+            List<float[]> out = new ArrayList<>(List.of(h.toFloatArray(), a.grad().toFloatArray(), b.grad().toFloatArray()));
+            if (initial) out.add(h0.grad().toFloatArray());
+            return out;
         }
     }
 
-    @ParameterizedTest(name = "({0}, {1}, {2}), transposed {3}")
-    @CsvSource({"3, 70, 5, false", "1, 1, 1, false", "2, 1, 9, true", "1, 5000, 1, false", "2, 2100, 3, true", "4, 33, 130, false"})
-    void linearScanMatchesTheReferenceForwardAndBackward(int outer, int len, int inner, boolean transposed) {
+    @ParameterizedTest(name = "({0}, {1}, {2}), transposed {3}, initial state {4}")
+    @CsvSource({"3, 70, 5, false, false", "1, 1, 1, false, false", "2, 1, 9, true, false", "1, 5000, 1, false, false",
+            "2, 2100, 3, true, false", "4, 33, 130, false, false", "3, 70, 5, true, true", "1, 1, 1, false, true",
+            "1, 5000, 1, false, true", "2, 2100, 3, true, true"})
+    void linearScanMatchesTheReferenceForwardAndBackward(int outer, int len, int inner, boolean transposed, boolean initial) {
         List<float[]> expected;
         try (Scope forced = FusedKernels.forceReference(ScanKernels.FAMILY)) {
-            expected = linear(outer, len, inner, transposed);
+            expected = linear(outer, len, inner, transposed, initial);
         }
-        List<float[]> actual = linear(outer, len, inner, transposed);
-        for (int k = 0; k < 3; k++) assertClose("linear scan output " + k, expected.get(k), actual.get(k));
+        List<float[]> actual = linear(outer, len, inner, transposed, initial);
+        assertEquals(expected.size(), actual.size(), "outputs");
+        for (int k = 0; k < expected.size(); k++) assertClose("linear scan output " + k, expected.get(k), actual.get(k));
+    }
+
+    @ParameterizedTest(name = "({0}, {1}, {2}), a requires grad {3}")
+    @CsvSource({"2, 40, 70, true", "2, 40, 70, false", "1, 3000, 1, true", "1, 3000, 1, false"})
+    void linearScanBackwardComputesOnlyTheWantedGradient(int outer, int len, int inner, boolean wantA) {
+        List<float[]> all = linear(outer, len, inner, false);
+        try (var scope = Backends.use(CPU)) {
+            Generator g = new Generator(len * 7L + inner);
+            Tensor a = Tensor.rand(g, outer, len, inner).mul(2).sub(1).detach().requiresGrad(wantA);
+            Tensor b = Tensor.randn(g, outer, len, inner).detach().requiresGrad(!wantA);
+            Scans.linearScan(a, b, 1).backward(Tensor.randn(g, outer, len, inner));
+            Tensor wanted = wantA ? a : b, other = wantA ? b : a;
+            assertClose("the wanted gradient", all.get(wantA ? 1 : 2), wanted.grad().toFloatArray());
+            assertEquals(null, other.grad(), "the input without requiresGrad gets no gradient");
+        }
     }
 
     @ParameterizedTest(name = "({0}, {1}, {2}), {3} chunks, reverse {4}")

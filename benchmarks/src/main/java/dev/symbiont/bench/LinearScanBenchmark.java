@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * The linear recurrence h_t = a_t·h_{t−1} + b_t at batch 4, L 2048, channels 1024 (the
  * recurrence along L, channels innermost): each CPU kernel's forward on the raw arrays —
  * sequential, chunked, Hillis–Steele, Blelloch (the tree scans' rounds and combines are in
- * their {@code Cost}) — and the op's forward + backward. Time per call in ms.
+ * their {@code Cost}) — the backward's one reverse pass on the raw arrays, and the op's
+ * forward + backward through autograd. Time per call in ms.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,7 +45,8 @@ public class LinearScanBenchmark {
     private final CpuBackend cpu = new CpuBackend();
     private final LinearRecurrence.Dims dims = new LinearRecurrence.Dims(BATCH, LEN, CHANNELS, false);
     private LinearRecurrence.Run a, x;
-    private float[] h;
+    private float[] h, da, db;
+    private LinearRecurrence.Run g, states;
     private Tensor ta, tb, gradH;
 
     @Setup
@@ -55,6 +57,14 @@ public class LinearScanBenchmark {
         a = new LinearRecurrence.Run(av, 0);
         x = new LinearRecurrence.Run(xv, 0);
         h = new float[av.length];
+        da = new float[av.length];
+        db = new float[av.length];
+        float[] gv = new float[av.length];
+        for (int i = 0; i < gv.length; i++) gv[i] = (float) r.nextGaussian();
+        g = new LinearRecurrence.Run(gv, 0);
+        float[] hv = new float[av.length];
+        LinearRecurrence.sequential(dims, a, x, hv);
+        states = new LinearRecurrence.Run(hv, 0);
         try (var scope = Backends.use(cpu)) {
             ta = Tensor.fromArray(av, BATCH, LEN, CHANNELS).requiresGrad(true);
             tb = Tensor.fromArray(xv, BATCH, LEN, CHANNELS).requiresGrad(true);
@@ -72,6 +82,13 @@ public class LinearScanBenchmark {
             default -> throw new IllegalArgumentException("unknown kernel " + kernel);
         }
         return h;
+    }
+
+    /** The backward kernel (da and db from the gradient of h, one reverse pass); the same for every {@code kernel} value. */
+    @Benchmark
+    public float[] adjoint() {
+        LinearRecurrence.adjoint(dims, a, g, states, null, da, db, null);
+        return da;
     }
 
     /** The op (its own choice of kernel) forward + backward; the same for every {@code kernel} value. */

@@ -11,12 +11,14 @@ import dev.symbiont.cpu.kernels.SelectiveScan;
 
 /**
  * The scan family on the CPU: the linear recurrence walked once per column, or chunked when
- * too few columns fill the cores ({@link LinearRecurrence}); the selective scan fused into one
+ * too few columns fill the cores, its backward one reverse pass writing only the gradients
+ * wanted ({@link LinearRecurrence}); the selective scan fused into one
  * pass over L per (batch, channel) with per-chunk checkpoints for the backward
  * ({@link SelectiveScan}), so neither direction allocates anything of size L·N. Operands are
  * read in place through their strides; only a linear scan's non-contiguous operands are
- * copied. ΔA's exp runs on the Vector API across the N states when the backend's vector
- * kernels are on, else in plain Java; the rest is scalar.
+ * copied, and the selective scan's B and C into step-major rows. The selective scan's
+ * per-step work runs on the Vector API across the N states when the backend's vector kernels
+ * are on, else on its plain-Java twin.
  */
 public final class CpuScan implements ScanKernels {
     private static final String LINEAR = "linear_scan";
@@ -24,46 +26,41 @@ public final class CpuScan implements ScanKernels {
     private final CpuTensors io;
     private final ScanMath math;
 
-    /** @param vector whether ΔA's exp runs on the Vector API (else the scalar twin) */
+    /** @param vector whether the selective scan's steps run on the Vector API (else the scalar twin) */
     public CpuScan(Backend backend, boolean vector) {
         this.io = new CpuTensors(backend);
         this.math = ScanMath.of(vector);
     }
 
     @Override
-    public Tensor linearScan(Tensor a, Tensor b, int dim) {
-        LinearRecurrence.Dims d = dims(a, dim, false);
+    public Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim) {
+        LinearRecurrence.Dims d = dims(a, dim);
         HeapStorage h = io.newFloats(a.numel());
-        LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h.floats());
+        LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h0 == null ? null : run(LINEAR, h0), h.floats());
         return Tensor.of(h, a.shape());
     }
 
     @Override
-    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim) {
+    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor h0, Tensor gradH, int dim, Wanted want) {
         String op = LINEAR + " backward";
-        LinearRecurrence.Dims d = dims(a, dim, true);
-        HeapStorage gh = io.newFloats(a.numel()), da = io.newFloats(a.numel());
-        LinearRecurrence.scan(d, run(op, a), run(op, gradH), gh.floats());
-        // da_t = gh_t · h_{t−1}
-        LinearRecurrence.Run states = run(op, h);
-        float[] g = gh.floats(), out = da.floats(), hv = states.data();
-        int step = d.inner(), rowLen = d.len() * step;
-        for (int o = 0; o < d.outer(); o++) {
-            for (int j = step; j < rowLen; j++) out[o * rowLen + j] = g[o * rowLen + j] * hv[states.offset() + o * rowLen + j - step];
-        }
-        return new LinearScanGrads(Tensor.of(da, a.shape()), Tensor.of(gh, a.shape()));
+        HeapStorage da = want.da() ? io.newFloats(a.numel()) : null, db = want.db() ? io.newFloats(a.numel()) : null;
+        HeapStorage dh0 = want.dh0() && h0 != null ? io.newFloats(h0.numel()) : null;
+        LinearRecurrence.adjoint(dims(a, dim), run(op, a), run(op, gradH), run(op, h), h0 == null ? null : run(op, h0),
+                data(da), data(db), data(dh0));
+        return new LinearScanGrads(da == null ? null : Tensor.of(da, a.shape()), db == null ? null : Tensor.of(db, a.shape()),
+                dh0 == null ? null : Tensor.of(dh0, h0.shape()));
     }
 
     @Override
     public SelectiveScanResult selectiveScan(SelectiveScanArgs s, boolean returnLastState) {
         SelectiveScan.Problem p = problem(SELECTIVE, s);
         HeapStorage out = io.newFloats(s.u().numel());
-        HeapStorage checkpoints = io.newFloats(p.batch() * p.channels() * p.chunks() * p.n());
+        HeapStorage checkpoints = io.newFloats(p.checkpointSize());
         HeapStorage last = returnLastState ? io.newFloats(p.batch() * p.channels() * p.n()) : null;
         SelectiveScan.forward(p, out.floats(), checkpoints.floats(), last == null ? null : last.floats());
         return new SelectiveScanResult(Tensor.of(out, s.u().shape()),
                 last == null ? null : Tensor.of(last, p.batch(), p.channels(), p.n()),
-                Tensor.of(checkpoints, p.batch(), p.channels(), p.chunks(), p.n()));
+                Tensor.of(checkpoints, p.batch(), p.channels(), p.chunks(), p.width()));
     }
 
     @Override
@@ -76,33 +73,35 @@ public final class CpuScan implements ScanKernels {
         HeapStorage dD = s.D() == null ? null : io.newFloats(p.channels());
         HeapStorage dz = s.z() == null ? null : io.newFloats(s.u().numel());
         HeapStorage dBias = s.deltaBias() == null ? null : io.newFloats(p.channels());
-        int slices = SelectiveScan.partialSlices(p);
-        HeapStorage partB = io.newFloats(slices * perBC), partC = io.newFloats(slices * perBC);
+        HeapStorage dh0 = s.initialState() == null ? null : io.newFloats(s.initialState().numel());
+        HeapStorage partB = io.newFloats(SelectiveScan.partialSize(p)), partC = io.newFloats(SelectiveScan.partialSize(p));
         HeapStorage perItem = io.newFloats(items * (p.n() + 2));
         SelectiveScan.backward(p, strided(op, gradOut), floats(op, forward.saved()), partB.floats(), partC.floats(),
                 perItem.floats(), new SelectiveScan.Grads(du.floats(), ddelta.floats(), dA.floats(), dB.floats(),
-                        dC.floats(), data(dD), data(dz), data(dBias)));
+                        dC.floats(), data(dD), data(dz), data(dBias), data(dh0)));
         partB.release();
         partC.release();
         perItem.release();
         return new SelectiveScanGrads(Tensor.of(du, s.u().shape()), Tensor.of(ddelta, s.u().shape()),
                 Tensor.of(dA, s.A().shape()), Tensor.of(dB, s.B().shape()), Tensor.of(dC, s.C().shape()),
                 dD == null ? null : Tensor.of(dD, p.channels()), dz == null ? null : Tensor.of(dz, s.u().shape()),
-                dBias == null ? null : Tensor.of(dBias, p.channels()));
+                dBias == null ? null : Tensor.of(dBias, p.channels()),
+                dh0 == null ? null : Tensor.of(dh0, s.initialState().shape()));
     }
 
     private SelectiveScan.Problem problem(String op, SelectiveScanArgs s) {
         return new SelectiveScan.Problem(s.batch(), s.channels(), s.length(), s.states(), s.groups(),
                 strided(op, s.u()), strided(op, s.delta()), strided(op, s.A()), strided(op, s.B()), strided(op, s.C()),
-                strided(op, s.D()), strided(op, s.z()), strided(op, s.deltaBias()), s.deltaSoftplus(), math);
+                strided(op, s.D()), strided(op, s.z()), strided(op, s.deltaBias()), strided(op, s.initialState()),
+                s.deltaSoftplus(), math);
     }
 
     /** (outer, len, inner) around {@code dim} of a's shape. */
-    private static LinearRecurrence.Dims dims(Tensor a, int dim, boolean reverse) {
+    private static LinearRecurrence.Dims dims(Tensor a, int dim) {
         int outer = 1, inner = 1;
         for (int i = 0; i < dim; i++) outer *= a.size(i);
         for (int i = dim + 1; i < a.dim(); i++) inner *= a.size(i);
-        return new LinearRecurrence.Dims(outer, a.size(dim), inner, reverse);
+        return new LinearRecurrence.Dims(outer, a.size(dim), inner, false);
     }
 
     /** A contiguous run of t's elements: its own storage when contiguous, else a row-major host copy. */

@@ -16,7 +16,8 @@ import dev.symbiont.cpu.CpuThreads;
  *       (a₁, b₁)∘(a₀, b₀) = (a₁a₀, a₁b₀ + b₁), then each chunk fixed up with its carry: about
  *       2n work, depth len/chunks + chunks. For when outer × inner cannot fill the cores.</li>
  * </ul>
- * Both give the same h up to float32 rounding; {@link #scan} picks one.
+ * Both give the same h up to float32 rounding; {@link #scan} picks one. {@link #adjoint} is a
+ * scan's whole backward in one reverse pass.
  */
 public final class LinearRecurrence {
     private LinearRecurrence() {}
@@ -34,16 +35,54 @@ public final class LinearRecurrence {
         long columns() { return (long) outer * inner; }
     }
 
-    /** h = the recurrence of (a, x), written to {@code h} from 0: the sequential kernel unless too few columns fill the cores. */
-    public static void scan(Dims d, Run a, Run x, float[] h) {
-        int blocks = d.outer() * ceilDiv(d.inner(), INNER_BLOCK);
-        if (blocks < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH) chunked(d, a, x, h, 2 * CpuThreads.parallelism());
-        else sequential(d, a, x, h);
+    /**
+     * h = the recurrence of (a, x) from h_{−1} = h0 (an (outer, inner) run, or null for 0),
+     * written to {@code h} from 0: the sequential kernel unless too few columns fill the cores.
+     */
+    public static void scan(Dims d, Run a, Run x, Run h0, float[] h) {
+        if (chunks(d)) chunked(d, a, x, h0, h, 2 * CpuThreads.parallelism());
+        else sequential(d, a, x, h0, h);
     }
 
-    /** The recurrence column by column, each walked once along len. */
-    public static void sequential(Dims d, Run a, Run x, float[] h) {
-        // As few column blocks per row as fill the cores: a wide block streams whole rows.
+    /** The recurrence column by column from h_{−1} = 0, each walked once along len. */
+    public static void sequential(Dims d, Run a, Run x, float[] h) { sequential(d, a, x, null, h); }
+
+    /** The recurrence column by column from h_{−1} = h0 (or 0 when null), each walked once along len. */
+    public static void sequential(Dims d, Run a, Run x, Run h0, float[] h) {
+        columnBlocks(d, (o, i0, i1) -> walk(d, a, x, h0, h, o, i0, i1, 0, d.len()));
+    }
+
+    /**
+     * The backward of the forward scan h = scan(a, x) over (outer, len, inner), from the
+     * gradient g of h, in one reverse pass: gh_t = g_t + a_{t+1}·gh_{t+1}, db = gh and
+     * da_t = gh_t·h_{t−1} (h_{−1} = h0, or 0 when h0 is null) and dh0 = a_0·gh_0. Any output
+     * may be null when its gradient is not wanted; gh itself lives in a row-sized carry, so
+     * nothing else of the tensor's size is written. With too few columns to fill the cores the
+     * chunked kernel computes gh first.
+     */
+    public static void adjoint(Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0) {
+        Dims reverse = new Dims(d.outer(), d.len(), d.inner(), true);
+        if (chunks(reverse)) {
+            float[] gh = db != null ? db : new float[d.outer() * d.len() * d.inner()];
+            chunked(reverse, a, g, null, gh, 2 * CpuThreads.parallelism());
+            columnBlocks(d, (o, i0, i1) -> {
+                if (da != null) previousTimesAdjoint(d, h, h0, gh, da, o, i0, i1);
+                if (dh0 != null) {
+                    for (int i = i0; i < i1; i++) dh0[o * d.inner() + i] = a.data()[a.offset() + index(d, o, 0, i)] * gh[index(d, o, 0, i)];
+                }
+            });
+        } else {
+            columnBlocks(d, (o, i0, i1) -> reverseWalk(d, a, g, h, h0, da, db, dh0, o, i0, i1));
+        }
+    }
+
+    /** Work on the inner columns [i0, i1) of outer o. */
+    private interface ColumnBlock {
+        void run(int o, int i0, int i1);
+    }
+
+    /** Each (outer, block of inner) once, in parallel: as few blocks per row as fill the cores, since a wide block streams whole rows. */
+    private static void columnBlocks(Dims d, ColumnBlock body) {
         int wanted = ceilDiv(2 * CpuThreads.parallelism(), Math.max(1, d.outer()));
         int blocksPerRow = Math.max(1, Math.min(wanted, ceilDiv(d.inner(), INNER_BLOCK)));
         int block = ceilDiv(d.inner(), blocksPerRow);
@@ -51,22 +90,71 @@ public final class LinearRecurrence {
         Parallel.forRange(d.outer() * blocksPerRow, grain, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int o = item / blocksPerRow, i0 = (item % blocksPerRow) * block, i1 = Math.min(d.inner(), i0 + block);
-                walk(d, a, x, h, o, i0, i1, 0, d.len());
+                body.run(o, i0, i1);
             }
         });
+    }
+
+    private static boolean chunks(Dims d) {
+        return d.outer() * ceilDiv(d.inner(), INNER_BLOCK) < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH;
+    }
+
+    /** {@link #adjoint}'s pass over outer o, columns [i0, i1): t from len − 1 down, the adjoint carried in {@code gh}. */
+    private static void reverseWalk(Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0,
+                                    int o, int i0, int i1) {
+        int inner = d.inner(), width = i1 - i0;
+        float[] gh = new float[width];
+        float[] av = a.data(), gv = g.data(), hv = h.data();
+        for (int t = d.len() - 1; t >= 0; t--) {
+            int row = index(d, o, t, 0) + i0, gr = g.offset() + row;
+            if (t == d.len() - 1) {
+                System.arraycopy(gv, gr, gh, 0, width);
+            } else {
+                int ar = a.offset() + row + inner;
+                for (int i = 0; i < width; i++) gh[i] = gv[gr + i] + av[ar + i] * gh[i];
+            }
+            if (db != null) System.arraycopy(gh, 0, db, row, width);
+            if (da != null && t > 0) {
+                int hr = h.offset() + row - inner;
+                for (int i = 0; i < width; i++) da[row + i] = gh[i] * hv[hr + i];
+            }
+        }
+        int col = o * inner + i0, row = index(d, o, 0, 0) + i0;          // t = 0 reads h_{−1} = h0
+        if (da != null && h0 != null) {
+            for (int i = 0; i < width; i++) da[row + i] = gh[i] * h0.data()[h0.offset() + col + i];
+        }
+        if (dh0 != null) {
+            for (int i = 0; i < width; i++) dh0[col + i] = av[a.offset() + row + i] * gh[i];
+        }
+    }
+
+    /** da_t = gh_t·h_{t−1} over outer o, columns [i0, i1), from a finished gh. */
+    private static void previousTimesAdjoint(Dims d, Run h, Run h0, float[] gh, float[] da, int o, int i0, int i1) {
+        int inner = d.inner();
+        float[] hv = h.data();
+        if (h0 != null) {
+            for (int i = i0; i < i1; i++) da[index(d, o, 0, i)] = gh[index(d, o, 0, i)] * h0.data()[h0.offset() + o * inner + i];
+        }
+        for (int t = 1; t < d.len(); t++) {
+            int row = index(d, o, t, 0), hr = h.offset() + row - inner;
+            for (int i = i0; i < i1; i++) da[row + i] = gh[row + i] * hv[hr + i];
+        }
     }
 
     /**
      * The recurrence with len cut into {@code chunks} pieces run in parallel: a local scan and
      * coefficient product per chunk, the carries in order, then the fix-up of every chunk but the first.
      */
-    public static void chunked(Dims d, Run a, Run x, float[] h, int chunks) {
+    public static void chunked(Dims d, Run a, Run x, float[] h, int chunks) { chunked(d, a, x, null, h, chunks); }
+
+    /** {@link #chunked(Dims, Run, Run, float[], int)} from h_{−1} = h0 (or 0 when null): the first chunk starts from it. */
+    public static void chunked(Dims d, Run a, Run x, Run h0, float[] h, int chunks) {
         int parts = Math.max(1, Math.min(chunks, d.len()));
         int cols = (int) d.columns();
         float[] product = new float[parts * cols], carry = new float[parts * cols]; // small: chunks × columns
         Parallel.forChunks(parts, 1, (unused, from, to) -> {
             for (int c = from; c < to; c++) {
-                walk(d, a, x, h, -1, 0, d.inner(), start(d.len(), parts, c), start(d.len(), parts, c + 1));
+                walk(d, a, x, c == 0 ? h0 : null, h, -1, 0, d.inner(), start(d.len(), parts, c), start(d.len(), parts, c + 1));
                 if (c > 0) products(d, a, product, c * cols, start(d.len(), parts, c), start(d.len(), parts, c + 1));
             }
         });
@@ -88,15 +176,19 @@ public final class LinearRecurrence {
 
     /**
      * The local recurrence over positions [p0, p1) (a position counts steps in the direction of
-     * the scan), carry-in 0, for outer {@code only} (−1: every outer) and inner [i0, i1).
+     * the scan), carry-in h0 (an (outer, inner) run, or null for 0), for outer {@code only}
+     * (−1: every outer) and inner [i0, i1).
      */
-    private static void walk(Dims d, Run a, Run x, float[] h, int only, int i0, int i1, int p0, int p1) {
+    private static void walk(Dims d, Run a, Run x, Run h0, float[] h, int only, int i0, int i1, int p0, int p1) {
         int oFrom = only < 0 ? 0 : only, oTo = only < 0 ? d.outer() : only + 1;
         int inner = d.inner(), step = d.reverse() ? -inner : inner, coef = d.reverse() ? inner : 0;
         for (int o = oFrom; o < oTo; o++) {
             for (int p = p0; p < p1; p++) {
                 int row = index(d, o, time(d, p), 0);
-                if (p == p0) {
+                if (p == p0 && h0 != null) {
+                    int ca = a.offset() + row + coef, start = h0.offset() + o * inner;
+                    for (int i = i0; i < i1; i++) h[row + i] = a.data()[ca + i] * h0.data()[start + i] + x.data()[x.offset() + row + i];
+                } else if (p == p0) {
                     for (int i = i0; i < i1; i++) h[row + i] = x.data()[x.offset() + row + i];
                 } else {
                     int prev = row - step, ca = a.offset() + row + coef;

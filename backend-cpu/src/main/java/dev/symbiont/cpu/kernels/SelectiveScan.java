@@ -2,75 +2,88 @@ package dev.symbiont.cpu.kernels;
 
 /**
  * Mamba's selective scan fused into one pass over L per (batch, channel), as mamba-ssm's
- * kernel does it: the N-dimensional state lives in a local array, ΔA = exp(dt·A) and
+ * kernel does it: the N-dimensional state (from 0 or a given initial state) lives in a scratch row, ΔA = exp(dt·A) and
  * ΔB·u = dt·B·u are formed one step at a time and never stored, and C reads each state as it
- * is made. Nothing of size L·N is allocated. Work runs in parallel over batch × d_inner.
+ * is made. Nothing of size L·N per channel is allocated. Work runs in parallel over
+ * batch × d_inner.
+ *
+ * <p>The per-step work runs across the states ({@link ScanMath}: a vector of states at a time,
+ * or its scalar twin). For that B and C are copied once per call into (batch, G, L, width)
+ * rows — one step's states consecutive, N padded with zeros to whole vectors — a scratch of
+ * batch·G·L·width floats that callers never see.
  *
  * <p>The forward saves the state at the start of every chunk of {@link #CHUNK} steps
- * (batch, d_inner, ⌈L/CHUNK⌉, N); the backward walks the chunks from last to first, recomputes
- * the chunk's states from its checkpoint into a CHUNK × N scratch, and runs the adjoint
- * recurrence gh_l = gy_l·C_l + ΔA_{l+1}·gh_{l+1} through it. Gradients of B and C sum over the
+ * (batch, d_inner, ⌈L/CHUNK⌉, width); the backward walks the chunks from last to first,
+ * recomputes the chunk's states and ΔA from its checkpoint, and runs the adjoint recurrence
+ * gh_l = gy_l·C_l + ΔA_{l+1}·gh_{l+1} through them. Gradients of B and C sum over the
  * channels of a group, and those of A, D and deltaBias over the batch: each parallel task
  * accumulates into its own slice, reduced at the end, so results do not depend on timing.
  *
- * <p>Operands are read in place through their strides (see {@link Strided}). ΔA's exp runs
- * on {@link ScanMath}: the Vector API across the N states, or its scalar twin.
+ * <p>Operands are read in place through their strides (see {@link Strided}).
  */
 public final class SelectiveScan {
     private SelectiveScan() {}
 
     /** Steps between saved states: the backward recomputes at most this many states per channel. */
     public static final int CHUNK = 64;
-    private static final double SOFTPLUS_THRESHOLD = 20.0; // PyTorch's and the reference's
 
     /** A float32 operand of rank ≤ 4 read through its offset and strides (0 for absent dims). */
     public record Strided(float[] data, int offset, int s0, int s1, int s2, int s3) {}
 
     /**
      * The problem: u, delta, z, gradOut (batch, channels, len); A (channels, n); B and C
-     * (batch, groups, n, len); D and bias (channels) — D, z and bias may be null.
+     * (batch, groups, n, len); D and bias (channels); h0, the initial state (batch, channels, n)
+     * — D, z, bias and h0 may be null.
      */
     public record Problem(int batch, int channels, int len, int n, int groups, Strided u, Strided delta, Strided a,
-                          Strided b, Strided c, Strided d, Strided z, Strided bias, boolean softplus, ScanMath math) {
+                          Strided b, Strided c, Strided d, Strided z, Strided bias, Strided h0, boolean softplus,
+                          ScanMath math) {
         public int chunks() { return (len + CHUNK - 1) / CHUNK; }
+        /** Floats per saved state: N padded to the kernel's row width. */
+        public int width() { return math.width(n); }
+        /** Floats of the forward's checkpoints, (batch, channels, chunks, width). */
+        public int checkpointSize() { return items() * chunks() * width(); }
         int items() { return batch * channels; }
         int grain() { return Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, len * n)); }
+        /** Floats of one (batch, G, L, width) copy of B or C, or of one task's partial dB or dC. */
+        int rowsSize() { return batch * groups * len * width(); }
     }
 
     /**
      * The forward: {@code out} (batch, channels, len) contiguous, {@code checkpoints}
-     * (batch, channels, chunks, n), and {@code last} (batch, channels, n) or null.
+     * ({@link Problem#checkpointSize}), and {@code last} (batch, channels, n) or null.
      */
     public static void forward(Problem p, float[] out, float[] checkpoints, float[] last) {
+        int w = p.width();
+        float[] bRows = rows(p, p.b()), cRows = rows(p, p.c());
         Parallel.forRange(p.items(), p.grain(), (from, to) -> {
-            float[] h = new float[p.n()], aRow = new float[p.n()], decay = new float[p.n()];
+            ScanScratch x = new ScanScratch(w, CHUNK);
             for (int item = from; item < to; item++) {
                 int bb = item / p.channels(), k = item % p.channels();
-                java.util.Arrays.fill(h, 0f);
-                row(p.a(), k, aRow);
+                initialState(p, bb, k, x.hs);
+                row(p, k, x.a);
                 Channel ch = new Channel(p, bb, k);
                 for (int l = 0; l < p.len(); l++) {
-                    if (l % CHUNK == 0) System.arraycopy(h, 0, checkpoints, (item * p.chunks() + l / CHUNK) * p.n(), p.n());
-                    float dt = dt(p, ch, l), uv = at(p.u(), ch.u, l, p.u().s2()), y = 0;
-                    int bl = ch.b + l * p.b().s3(), cl = ch.c + l * p.c().s3();
-                    p.math().decay(dt, aRow, decay, p.n());
-                    for (int s = 0; s < p.n(); s++) {
-                        h[s] = decay[s] * h[s] + dt * p.b().data()[bl + s * p.b().s2()] * uv;
-                        y += h[s] * p.c().data()[cl + s * p.c().s2()];
+                    if (l % CHUNK == 0) {
+                        System.arraycopy(x.hs, 0, checkpoints, (item * p.chunks() + l / CHUNK) * w, w);
+                        steps(p, ch, l, Math.min(p.len(), l + CHUNK), x);
                     }
+                    float dt = x.dts[l % CHUNK], uv = at(p.u(), ch.u, l, p.u().s2());
+                    int bl = ch.rows + l * w;
+                    float y = p.math().advance(x, 0, 0, dt, dt * uv, bRows, bl, cRows, bl);
                     float o = y + ch.skip * uv;
                     out[item * p.len() + l] = p.z() == null ? o : o * silu(at(p.z(), ch.z, l, p.z().s2()));
                 }
-                if (last != null) System.arraycopy(h, 0, last, item * p.n(), p.n());
+                if (last != null) System.arraycopy(x.hs, 0, last, item * p.n(), p.n());
             }
         });
     }
 
-    /** Where the backward writes; dD, dz and dBias are null when the input is absent. */
+    /** Where the backward writes; dD, dz, dBias and dh0 (batch, channels, n) are null when the input is absent. */
     public record Grads(float[] du, float[] ddelta, float[] dA, float[] dB, float[] dC, float[] dD, float[] dz,
-                        float[] dBias) {}
+                        float[] dBias, float[] dh0) {}
 
-    /** The most tasks the backward splits into: each holds a (batch, G, N, L) partial of dB and of dC. */
+    /** The most tasks the backward splits into: each holds a (batch, G, L, width) partial of dB and of dC. */
     static final int MAX_TASKS = 16;
 
     /** How many tasks the backward runs, each summing its channels' dB and dC into its own slice. */
@@ -78,110 +91,104 @@ public final class SelectiveScan {
         return Math.min(MAX_TASKS, Parallel.chunks(p.items(), p.grain()));
     }
 
+    /** Floats of the backward's partialB or partialC scratch: {@link #partialSlices} × (batch, G, L, width). */
+    public static int partialSize(Problem p) { return partialSlices(p) * p.rowsSize(); }
+
     /**
      * The backward from {@code gradOut} (read through its strides) and the forward's checkpoints.
      *
-     * @param partB   scratch of {@link #partialSlices} × (batch, groups, n, len), zero: per-task dB
+     * @param partB   scratch of {@link #partialSize} floats, zero: per-task dB
      * @param partC   as partB, for dC
      * @param perItem scratch of (batch·channels) × (n + 2), zero: per-item dA, dD and dBias before the sum over batch
      * @param g       every output, zero-filled; dB and dC (batch, groups, n, len), dA (channels, n)
      */
     public static void backward(Problem p, Strided gradOut, float[] checkpoints, float[] partB, float[] partC,
                                 float[] perItem, Grads g) {
-        int bcSize = p.batch() * p.groups() * p.n() * p.len(), slices = partialSlices(p);
+        int slices = partialSlices(p);
+        float[] bRows = rows(p, p.b()), cRows = rows(p, p.c());
         Parallel.forChunks(slices, 1, (unused, firstTask, endTask) -> {
-            Scratch scratch = new Scratch(p.n());
+            ScanScratch x = new ScanScratch(p.width(), CHUNK);
             for (int task = firstTask; task < endTask; task++) {
                 int end = Parallel.start(p.items(), slices, task + 1);
                 for (int item = Parallel.start(p.items(), slices, task); item < end; item++) {
-                    backwardItem(p, gradOut, checkpoints, partB, partC, task * bcSize, perItem, g, item, scratch);
+                    backwardItem(p, gradOut, checkpoints, bRows, cRows, partB, partC, task * p.rowsSize(), perItem, g, item, x);
                 }
             }
         });
-        reduce(p, partB, partC, perItem, g, bcSize);
-    }
-
-    /** One task's scratch: a chunk of states and steps, the adjoint carry and a row of A. */
-    private record Scratch(float[] hs, float[] dts, float[] dh, float[] aRow, float[] decay) {
-        Scratch(int n) { this(new float[CHUNK * n], new float[CHUNK], new float[n], new float[n], new float[n]); }
+        reduce(p, partB, partC, perItem, g);
     }
 
     /** The backward of one (batch, channel): the chunks from last to first, each recomputed from its checkpoint. */
-    private static void backwardItem(Problem p, Strided gradOut, float[] checkpoints, float[] partB, float[] partC,
-                                     int slice, float[] perItem, Grads g, int item, Scratch scratch) {
-        int n = p.n(), bb = item / p.channels(), k = item % p.channels();
-        float[] hs = scratch.hs(), dts = scratch.dts(), dh = scratch.dh(), aRow = scratch.aRow(), decays = scratch.decay();
-        row(p.a(), k, aRow);
+    private static void backwardItem(Problem p, Strided gradOut, float[] checkpoints, float[] bRows, float[] cRows,
+                                     float[] partB, float[] partC, int slice, float[] perItem, Grads g, int item,
+                                     ScanScratch x) {
+        int n = p.n(), w = x.width, bb = item / p.channels(), k = item % p.channels();
+        row(p, k, x.a);
         Channel ch = new Channel(p, bb, k);
         int gBase = gradOut.offset() + bb * gradOut.s0() + k * gradOut.s1();
-        int bcBase = slice + ((bb * p.groups() + ch.group) * n) * p.len();
-        java.util.Arrays.fill(dh, 0f);
+        int part = slice + ch.rows;                                // the same rows in this task's partials
+        java.util.Arrays.fill(x.dh, 0f);
+        java.util.Arrays.fill(x.dA, 0f);
         float dSkip = 0, dBias = 0;
         for (int chunk = p.chunks() - 1; chunk >= 0; chunk--) {
             int l0 = chunk * CHUNK, l1 = Math.min(p.len(), l0 + CHUNK);
-            int ckpt = (item * p.chunks() + chunk) * n;
-            recompute(p, ch, aRow, checkpoints, ckpt, l0, l1, hs, dts, decays);
+            System.arraycopy(checkpoints, (item * p.chunks() + chunk) * w, x.hs, 0, w);
+            steps(p, ch, l0, l1, x);
+            for (int l = l0; l < l1; l++) {                       // the chunk's states, ΔA and y again
+                int j = l - l0, bl = ch.rows + l * w;
+                float dt = x.dts[j], uv = at(p.u(), ch.u, l, p.u().s2());
+                x.ys[j] = p.math().advance(x, j * w, (j + 1) * w, dt, dt * uv, bRows, bl, cRows, bl);
+            }
             for (int l = l1 - 1; l >= l0; l--) {
-                int j = l - l0, i = item * p.len() + l, bl = ch.b + l * p.b().s3(), cl = ch.c + l * p.c().s3();
-                float dt = dts[j], uv = at(p.u(), ch.u, l, p.u().s2()), go = at(gradOut, gBase, l, gradOut.s2());
-                float y = 0;
-                for (int s = 0; s < n; s++) y += hs[j * n + s] * p.c().data()[cl + s * p.c().s2()];
+                int j = l - l0, i = item * p.len() + l, bl = ch.rows + l * w, pl = part + l * w;
+                float dt = x.dts[j], uv = at(p.u(), ch.u, l, p.u().s2()), go = at(gradOut, gBase, l, gradOut.s2());
                 float gy = go;                                    // out = (y + D·u)·silu(z)
                 if (p.z() != null) {
                     float zv = at(p.z(), ch.z, l, p.z().s2()), sig = sigmoid(zv);
-                    g.dz()[i] = go * (y + ch.skip * uv) * sig * (1 + zv * (1 - sig));
+                    g.dz()[i] = go * (x.ys[j] + ch.skip * uv) * sig * (1 + zv * (1 - sig));
                     gy = go * zv * sig;
                 }
                 dSkip += gy * uv;
-                float du = gy * ch.skip, ddt = 0;
-                p.math().decay(dt, aRow, decays, n);
-                for (int s = 0; s < n; s++) {
-                    float bv = p.b().data()[bl + s * p.b().s2()], cv = p.c().data()[cl + s * p.c().s2()];
-                    float h = hs[j * n + s], hPrev = j > 0 ? hs[(j - 1) * n + s] : checkpoints[ckpt + s];
-                    float gh = dh[s] + gy * cv;                   // adjoint of h_l
-                    float decay = decays[s];
-                    float dExponent = gh * hPrev * decay;         // through ΔA = exp(dt·A)
-                    perItem[item * (n + 2) + s] += dExponent * dt;
-                    ddt += dExponent * aRow[s] + gh * bv * uv;    // and through ΔB·u = dt·B·u
-                    du += gh * dt * bv;
-                    partB[bcBase + s * p.len() + l] += gh * dt * uv;
-                    partC[bcBase + s * p.len() + l] += gy * h;
-                    dh[s] = decay * gh;
-                }
+                p.math().adjoint(x, j, dt, gy, dt * uv, bRows, bl, cRows, bl, partB, pl, partC, pl);
+                float ddt = x.sumDecayA + x.sumAdjointB * uv;      // through ΔA = exp(dt·A) and ΔB·u = dt·B·u
                 float ddelta = p.softplus() ? ddt * sigmoid(ch.deltaBias + at(p.delta(), ch.delta, l, p.delta().s2())) : ddt;
-                g.du()[i] = du;
+                g.du()[i] = gy * ch.skip + dt * x.sumAdjointB;
                 g.ddelta()[i] = ddelta;
                 dBias += ddelta;
             }
         }
+        System.arraycopy(x.dA, 0, perItem, item * (n + 2), n);
+        if (g.dh0() != null) System.arraycopy(x.dh, 0, g.dh0(), item * n, n);   // dh0 = ΔA_0·gh_0, the carry past l = 0
         perItem[item * (n + 2) + n] = dSkip;
         perItem[item * (n + 2) + n + 1] = dBias;
     }
 
-    /** The states h_l for l in [l0, l1) into hs (and dt_l into dts), from the checkpoint at the chunk's start. */
-    private static void recompute(Problem p, Channel ch, float[] aRow, float[] checkpoints, int ckpt, int l0, int l1,
-                                  float[] hs, float[] dts, float[] decay) {
-        int n = p.n();
-        for (int l = l0; l < l1; l++) {
-            int j = l - l0, bl = ch.b + l * p.b().s3();
-            float dt = dt(p, ch, l), uv = at(p.u(), ch.u, l, p.u().s2());
-            dts[j] = dt;
-            p.math().decay(dt, aRow, decay, n);
-            for (int s = 0; s < n; s++) {
-                float prev = j > 0 ? hs[(j - 1) * n + s] : checkpoints[ckpt + s];
-                hs[j * n + s] = decay[s] * prev + dt * p.b().data()[bl + s * p.b().s2()] * uv;
+    /** B or C (batch, G, n, L) copied to (batch, G, L, width) rows, the states past n zero. */
+    private static float[] rows(Problem p, Strided t) {
+        int w = p.width(), len = p.len();
+        float[] rows = new float[p.rowsSize()];
+        for (int bg = 0; bg < p.batch() * p.groups(); bg++) {
+            int base = t.offset() + (bg / p.groups()) * t.s0() + (bg % p.groups()) * t.s1();
+            for (int s = 0; s < p.n(); s++) {
+                int from = base + s * t.s2(), to = bg * len * w + s;
+                for (int l = 0; l < len; l++) rows[to + l * w] = t.data()[from + l * t.s3()];
             }
         }
+        return rows;
     }
 
-    /** Sums the per-task dB, dC slices and the per-item dA, dD, dBias over the batch. */
-    private static void reduce(Problem p, float[] partB, float[] partC, float[] perItem, Grads g, int bcSize) {
-        int slices = partialSlices(p), n = p.n();
-        Parallel.forRange(bcSize, Parallel.ELEMENT_GRAIN, (from, to) -> {
-            for (int t = 0; t < slices; t++) {
-                for (int i = from; i < to; i++) {
-                    g.dB()[i] += partB[t * bcSize + i];
-                    g.dC()[i] += partC[t * bcSize + i];
+    /** Sums the per-task dB, dC slices back into (batch, G, n, L), and the per-item dA, dD, dBias over the batch. */
+    private static void reduce(Problem p, float[] partB, float[] partC, float[] perItem, Grads g) {
+        int slices = partialSlices(p), n = p.n(), w = p.width(), len = p.len(), rowsSize = p.rowsSize();
+        Parallel.forRange(p.batch() * p.groups() * n, Parallel.rowGrain(len * slices), (from, to) -> {
+            for (int r = from; r < to; r++) {                    // r = (batch·G + group)·n + s, one output row of L
+                int bg = r / n, s = r % n, src = bg * len * w + s;
+                for (int t = 0; t < slices; t++) {
+                    int slice = t * rowsSize + src;
+                    for (int l = 0; l < len; l++) {
+                        g.dB()[r * len + l] += partB[slice + l * w];
+                        g.dC()[r * len + l] += partC[slice + l * w];
+                    }
                 }
             }
         });
@@ -197,7 +204,8 @@ public final class SelectiveScan {
 
     /** Base offsets of one (batch, channel) in every operand, and its per-channel scalars. */
     private static final class Channel {
-        final int u, delta, z, b, c, group;
+        /** rows: where the channel's group starts in a (batch, G, L, width) copy of B or C. */
+        final int u, delta, z, rows, group;
         final float skip, deltaBias;
 
         Channel(Problem p, int bb, int k) {
@@ -205,8 +213,7 @@ public final class SelectiveScan {
             u = base(p.u(), bb, k);
             delta = base(p.delta(), bb, k);
             z = p.z() == null ? 0 : base(p.z(), bb, k);
-            b = p.b().offset() + bb * p.b().s0() + group * p.b().s1();
-            c = p.c().offset() + bb * p.c().s0() + group * p.c().s1();
+            rows = (bb * p.groups() + group) * p.len() * p.width();
             skip = p.d() == null ? 0 : p.d().data()[p.d().offset() + k * p.d().s0()];
             deltaBias = p.bias() == null ? 0 : p.bias().data()[p.bias().offset() + k * p.bias().s0()];
         }
@@ -214,15 +221,26 @@ public final class SelectiveScan {
         private static int base(Strided t, int bb, int k) { return t.offset() + bb * t.s0() + k * t.s1(); }
     }
 
-    private static float dt(Problem p, Channel ch, int l) {
-        float x = ch.deltaBias + at(p.delta(), ch.delta, l, p.delta().s2());
-        return p.softplus() ? (x > SOFTPLUS_THRESHOLD ? x : (float) Math.log1p(Math.exp(x))) : x;
+    /** dt for the steps [l0, l1) of a chunk into {@code x.dts}: delta + deltaBias, through softplus when asked. */
+    private static void steps(Problem p, Channel ch, int l0, int l1, ScanScratch x) {
+        for (int l = l0; l < l1; l++) x.dts[l - l0] = ch.deltaBias + at(p.delta(), ch.delta, l, p.delta().s2());
+        if (p.softplus()) p.math().softplus(x.dts, l1 - l0);
     }
 
     private static float at(Strided t, int base, int l, int stride) { return t.data()[base + l * stride]; }
 
-    private static void row(Strided a, int k, float[] into) {
-        for (int s = 0; s < into.length; s++) into[s] = a.data()[a.offset() + k * a.s0() + s * a.s1()];
+    /** h_{−1} of (batch bb, channel k) into the first row of {@code hs}: the initial state, or 0; zeros past n. */
+    private static void initialState(Problem p, int bb, int k, float[] hs) {
+        java.util.Arrays.fill(hs, 0f);
+        Strided h0 = p.h0();
+        if (h0 == null) return;
+        for (int s = 0; s < p.n(); s++) hs[s] = h0.data()[h0.offset() + bb * h0.s0() + k * h0.s1() + s * h0.s2()];
+    }
+
+    /** Row k of A (channels, n) into {@code into}, zeros past n. */
+    private static void row(Problem p, int k, float[] into) {
+        Strided a = p.a();
+        for (int s = 0; s < into.length; s++) into[s] = s < p.n() ? a.data()[a.offset() + k * a.s0() + s * a.s1()] : 0;
     }
 
     private static float sigmoid(float x) { return (float) (1 / (1 + Math.exp(-x))); }

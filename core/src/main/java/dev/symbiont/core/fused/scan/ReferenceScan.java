@@ -19,10 +19,10 @@ import java.util.List;
 public final class ReferenceScan implements ScanKernels {
 
     @Override
-    public Tensor linearScan(Tensor a, Tensor b, int dim) {
+    public Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim) {
         int steps = a.size(dim);
         List<Tensor> states = new ArrayList<>(steps);
-        Tensor h = null;
+        Tensor h = h0;
         for (int t = 0; t < steps; t++) {
             Tensor bt = b.select(dim, t);
             h = h == null ? bt.contiguous() : a.select(dim, t).mul(h).add(bt);
@@ -32,7 +32,7 @@ public final class ReferenceScan implements ScanKernels {
     }
 
     @Override
-    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim) {
+    public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor h0, Tensor gradH, int dim, Wanted want) {
         int steps = a.size(dim);
         Tensor[] gh = new Tensor[steps];
         for (int t = steps - 1; t >= 0; t--) {
@@ -40,15 +40,17 @@ public final class ReferenceScan implements ScanKernels {
             gh[t] = t == steps - 1 ? gt.contiguous() : a.select(dim, t + 1).mul(gh[t + 1]).add(gt);
         }
         Tensor db = Tensor.stack(List.of(gh), dim);
-        // da_t = gh_t · h_{t−1}, with h_{−1} = 0.
-        Tensor previous = Tensor.cat(List.of(zeros(h, dim), h.narrow(dim, 0, steps - 1)), dim);
-        return new LinearScanGrads(db.mul(previous), db);
+        // da_t = gh_t · h_{t−1}, with h_{−1} = h0 or 0; dh0 = a_0 · gh_0.
+        Tensor first = h0 == null ? zeros(h, dim) : h0.unsqueeze(dim);
+        Tensor previous = Tensor.cat(List.of(first, h.narrow(dim, 0, steps - 1)), dim);
+        Tensor dh0 = want.dh0() && h0 != null ? a.select(dim, 0).mul(gh[0]) : null;
+        return new LinearScanGrads(want.da() ? db.mul(previous) : null, want.db() ? db : null, dh0);
     }
 
     @Override
     public SelectiveScanResult selectiveScan(SelectiveScanArgs s, boolean returnLastState) {
         Discretised d = discretise(s);
-        Tensor states = linearScan(d.decay, d.drive, 2);                 // h: (batch, d_inner, L, N)
+        Tensor states = linearScan(d.decay, d.drive, s.initialState(), 2);  // h: (batch, d_inner, L, N)
         Tensor y = states.mul(perChannel(s.C(), s.channels())).sum(3, false);
         Tensor out = gate(s, y.add(skip(s)));
         Tensor last = returnLastState ? states.select(2, s.length() - 1).contiguous() : null;
@@ -59,7 +61,7 @@ public final class ReferenceScan implements ScanKernels {
     public SelectiveScanGrads selectiveScanBackward(SelectiveScanArgs s, SelectiveScanResult forward, Tensor gradOut) {
         int channels = s.channels();
         Discretised d = discretise(s);
-        Tensor states = linearScan(d.decay, d.drive, 2);
+        Tensor states = linearScan(d.decay, d.drive, s.initialState(), 2);
         Tensor cs = perChannel(s.C(), channels), bs = perChannel(s.B(), channels);
         Tensor y = states.mul(cs).sum(3, false);
 
@@ -77,7 +79,8 @@ public final class ReferenceScan implements ScanKernels {
         // y_l = Σ_n h_l·C_l
         Tensor gyN = gy.unsqueeze(3);
         Tensor dC = perGroup(gyN.mul(states), s.groups());
-        LinearScanGrads g = linearScanBackward(d.decay, states, gyN.mul(cs), 2);
+        LinearScanGrads g = linearScanBackward(d.decay, states, s.initialState(), gyN.mul(cs), 2,
+                new Wanted(true, true, s.initialState() != null));
 
         // ΔA = exp(dt·A): d/d(dt·A) = ΔA
         Tensor dExponent = g.da().mul(d.decay);
@@ -91,7 +94,7 @@ public final class ReferenceScan implements ScanKernels {
 
         Tensor ddelta = s.deltaSoftplus() ? ddt.mul(d.preSoftplus.sigmoid()) : ddt;
         Tensor dBias = s.deltaBias() == null ? null : ddelta.sum(new int[] {0, 2}, false);
-        return new SelectiveScanGrads(du, ddelta, dA, dB, dC, dD, dz, dBias);
+        return new SelectiveScanGrads(du, ddelta, dA, dB, dC, dD, dz, dBias, g.dh0());
     }
 
     /** dt (batch, d_inner, L) before and after softplus, ΔA and ΔB·u (batch, d_inner, L, N). */

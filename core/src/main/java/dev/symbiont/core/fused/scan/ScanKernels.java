@@ -15,28 +15,35 @@ public interface ScanKernels {
     Family<ScanKernels> FAMILY = new Family<>("scan", ScanKernels.class, new ReferenceScan());
 
     /**
-     * h_t = a_t·h_{t−1} + b_t along {@code dim} (h_{−1} = 0).
+     * h_t = a_t·h_{t−1} + b_t along {@code dim}, h_{−1} = h0 (0 when null).
      *
      * @param a   any shape, the coefficients
      * @param b   a's shape, the inputs
+     * @param h0  null, or the initial state: a's shape without {@code dim}
      * @param dim a valid dimension of a (already normalised, ≥ 0)
      * @return h, a's shape, contiguous
      */
-    Tensor linearScan(Tensor a, Tensor b, int dim);
+    Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim);
 
     /**
      * The reverse recurrence of {@link #linearScan}: with gh_t = g_t + a_{t+1}·gh_{t+1},
-     * db = gh and da_t = gh_t·h_{t−1} (0 at t = 0).
+     * db = gh, da_t = gh_t·h_{t−1} (h_{−1} = h0, or 0) and dh0 = a_0·gh_0.
      *
      * @param a     the forward's coefficients
      * @param h     the forward's output
+     * @param h0    the forward's initial state, or null
      * @param gradH the gradient of h
+     * @param want  which gradients to compute; an unwanted one is returned as null
      */
-    LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor gradH, int dim);
+    LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor h0, Tensor gradH, int dim, Wanted want);
+
+    /** Which of a linear scan's gradients its backward computes: those of the inputs that require one. */
+    record Wanted(boolean da, boolean db, boolean dh0) {}
 
     /**
      * Mamba's selective scan ({@code selective_scan_fn}): dt = softplus?(delta + deltaBias),
-     * h_l = exp(dt_l·A)·h_{l−1} + dt_l·B_l·u_l, y_l = Σ_n h_l·C_l, out = (y + D·u)·silu(z).
+     * h_l = exp(dt_l·A)·h_{l−1} + dt_l·B_l·u_l (h_{−1} the initial state, or 0),
+     * y_l = Σ_n h_l·C_l, out = (y + D·u)·silu(z).
      *
      * @param returnLastState whether to return h at l = L − 1, (batch, d_inner, N)
      */
@@ -50,8 +57,8 @@ public interface ScanKernels {
      */
     SelectiveScanGrads selectiveScanBackward(SelectiveScanArgs args, SelectiveScanResult forward, Tensor gradOut);
 
-    /** Gradients of the coefficients a and inputs b of a linear scan, both a's shape. */
-    record LinearScanGrads(Tensor da, Tensor db) {}
+    /** Gradients of a linear scan's coefficients a and inputs b (a's shape) and initial state h0 (its shape); null when not wanted. */
+    record LinearScanGrads(Tensor da, Tensor db, Tensor dh0) {}
 
     /**
      * The selective scan's operands, as kernels see them.
@@ -65,9 +72,10 @@ public interface ScanKernels {
      * @param z             null or (batch, d_inner, L)
      * @param deltaBias     null or (d_inner)
      * @param deltaSoftplus whether dt = softplus(delta + deltaBias) rather than delta + deltaBias
+     * @param initialState  null (h_{−1} = 0) or h_{−1}, (batch, d_inner, N)
      */
     record SelectiveScanArgs(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z,
-                             Tensor deltaBias, boolean deltaSoftplus) {
+                             Tensor deltaBias, boolean deltaSoftplus, Tensor initialState) {
         public int batch() { return u.size(0); }
         public int channels() { return u.size(1); }
         public int length() { return u.size(2); }
@@ -84,5 +92,5 @@ public interface ScanKernels {
 
     /** One gradient per {@link SelectiveScanArgs} tensor, each of its shape; null where the input is absent. */
     record SelectiveScanGrads(Tensor du, Tensor ddelta, Tensor dA, Tensor dB, Tensor dC, Tensor dD, Tensor dz,
-                              Tensor ddeltaBias) {}
+                              Tensor ddeltaBias, Tensor dInitialState) {}
 }

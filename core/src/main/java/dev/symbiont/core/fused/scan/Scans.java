@@ -13,9 +13,11 @@ import java.util.Arrays;
  *
  * <p>{@link #linearScan}: the general first-order recurrence h_t = a_t·h_{t−1} + b_t.
  *
+ * <p>Both scans start from h_{−1} = 0 or from a given initial state, which gets a gradient too.
+ *
  * <p>{@link #selectiveScan}: the selective scan of Mamba (Gu &amp; Dao 2023, Algorithm 2),
  * with the semantics of mamba-ssm's {@code selective_scan_fn}. Per batch b and channel d, with
- * an N-dimensional state h (h_{−1} = 0):
+ * an N-dimensional state h (h_{−1} = 0, or a given initial state):
  * <pre>
  *   dt_l = softplus(delta_l + deltaBias)           (or without softplus)     discretisation step
  *   h_l  = exp(dt_l·A)·h_{l−1} + dt_l·B_l·u_l                                 zero-order hold of A, Euler of B
@@ -34,30 +36,52 @@ public final class Scans {
     private static final FusedOp<ScanKernels> LINEAR_SCAN = FusedOp.of(ScanKernels.FAMILY, LINEAR, OpCategory.SCAN);
     private static final FusedOp<ScanKernels> SELECTIVE_SCAN = FusedOp.of(ScanKernels.FAMILY, SELECTIVE, OpCategory.SCAN);
 
-    /**
-     * h_t = a_t·h_{t−1} + b_t along {@code dim}, h_{−1} = 0; differentiable w.r.t. a and b.
-     *
-     * @param a   coefficients, any shape
-     * @param b   inputs, a's shape
-     * @param dim the dimension the recurrence runs along (negative counts from the end)
-     * @return h, a's shape
-     * @throws IllegalArgumentException when a and b differ in shape, are not float32 or live on different backends
-     */
+    /** {@link #linearScan(Tensor, Tensor, int, Tensor)} from h_{−1} = 0. */
     public static Tensor linearScan(Tensor a, Tensor b, int dim) {
-        Checks.sameBackend(LINEAR, a, b);
-        Checks.float32(LINEAR, a, b);
+        return linearScan(a, b, dim, null);
+    }
+
+    /**
+     * h_t = a_t·h_{t−1} + b_t along {@code dim}, h_{−1} = initialState (0 when null);
+     * differentiable w.r.t. a, b and the initial state. Scanning a sequence in two pieces, the
+     * second from the first's last step, gives the whole scan (chunked prefill).
+     *
+     * @param a            coefficients, any shape
+     * @param b            inputs, a's shape
+     * @param dim          the dimension the recurrence runs along (negative counts from the end)
+     * @param initialState null, or h_{−1}: a's shape without {@code dim}
+     * @return h, a's shape
+     * @throws IllegalArgumentException when a and b differ in shape, the initial state does not
+     *         have a's shape without dim, an operand is not float32 or they live on different backends
+     */
+    public static Tensor linearScan(Tensor a, Tensor b, int dim, Tensor initialState) {
+        Checks.sameBackend(LINEAR, a, b, initialState);
+        Checks.float32(LINEAR, a, b, initialState);
         if (!Arrays.equals(a.shape(), b.shape())) {
             throw new IllegalArgumentException(LINEAR + ": a and b must have the same shape, got a "
                     + Arrays.toString(a.shape()) + ", b " + Arrays.toString(b.shape()));
         }
         int d = a.layout().dim(LINEAR, dim);
-        Tensor a2 = a.detach(), b2 = b.detach();
+        if (initialState != null && !Arrays.equals(initialState.shape(), withoutDim(a.shape(), d))) {
+            throw new IllegalArgumentException(LINEAR + ": initialState must be a's shape without dim " + d + ", "
+                    + Arrays.toString(withoutDim(a.shape(), d)) + "; got a " + Arrays.toString(a.shape())
+                    + ", initialState " + Arrays.toString(initialState.shape()));
+        }
+        Tensor a2 = a.detach(), b2 = b.detach(), h0 = detach(initialState);
+        ScanKernels.Wanted want = new ScanKernels.Wanted(a.requiresGrad(), b.requiresGrad(),
+                initialState != null && initialState.requiresGrad());
         return LINEAR_SCAN.run(a.backend(), 2L * a.numel(), 3 * FusedOp.bytes(a, b),
-                k -> FusedOp.saving(k.linearScan(a2, b2, d)),
+                k -> FusedOp.saving(k.linearScan(a2, b2, h0, d)),
                 (k, h, g) -> {
-                    ScanKernels.LinearScanGrads gr = k.linearScanBackward(a2, h, g, d);
-                    return new Tensor[] {gr.da(), gr.db()};
-                }, a, b);
+                    ScanKernels.LinearScanGrads gr = k.linearScanBackward(a2, h, h0, g, d, want);
+                    return new Tensor[] {gr.da(), gr.db(), gr.dh0()};
+                }, a, b, initialState);
+    }
+
+    private static int[] withoutDim(int[] shape, int dim) {
+        int[] out = new int[shape.length - 1];
+        for (int i = 0, j = 0; i < shape.length; i++) if (i != dim) out[j++] = shape[i];
+        return out;
     }
 
     /** The selective scan's output (batch, d_inner, L) and, when asked for, its last state (batch, d_inner, N). */
@@ -69,8 +93,16 @@ public final class Scans {
         return selectiveScan(u, delta, A, B, C, D, z, deltaBias, deltaSoftplus, false).output();
     }
 
+    /** {@link #selectiveScan(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, boolean, Tensor, boolean)} from h_{−1} = 0. */
+    public static ScanOutput selectiveScan(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z,
+                                           Tensor deltaBias, boolean deltaSoftplus, boolean returnLastState) {
+        return selectiveScan(u, delta, A, B, C, D, z, deltaBias, deltaSoftplus, null, returnLastState);
+    }
+
     /**
-     * The selective scan, differentiable w.r.t. u, delta, A, B, C, D, z and deltaBias.
+     * The selective scan, differentiable w.r.t. u, delta, A, B, C, D, z, deltaBias and the
+     * initial state. Scanning L in two pieces, the second from the first's last state, gives the
+     * whole scan: a prompt can be prefilled a chunk at a time (mamba's {@code ssm_state}).
      *
      * @param u               (batch, d_inner, L) input
      * @param delta           (batch, d_inner, L) step sizes before bias and softplus
@@ -81,15 +113,18 @@ public final class Scans {
      * @param z               null or (batch, d_inner, L) gate
      * @param deltaBias       null or (d_inner) added to delta
      * @param deltaSoftplus   whether dt = softplus(delta + deltaBias)
+     * @param initialState    null (h_{−1} = 0) or h_{−1}, (batch, d_inner, N)
      * @param returnLastState whether to return h_{L−1}, (batch, d_inner, N)
      * @throws IllegalArgumentException naming the op and the shapes when they disagree, when G
      *         does not divide d_inner, L is 0, an operand is not float32 or they live on different backends
      */
     public static ScanOutput selectiveScan(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z,
-                                           Tensor deltaBias, boolean deltaSoftplus, boolean returnLastState) {
-        check(u, delta, A, B, C, D, z, deltaBias);
+                                           Tensor deltaBias, boolean deltaSoftplus, Tensor initialState,
+                                           boolean returnLastState) {
+        check(u, delta, A, B, C, D, z, deltaBias, initialState);
         ScanKernels.SelectiveScanArgs args = new ScanKernels.SelectiveScanArgs(u.detach(), delta.detach(), A.detach(),
-                grouped(B).detach(), grouped(C).detach(), detach(D), detach(z), detach(deltaBias), deltaSoftplus);
+                grouped(B).detach(), grouped(C).detach(), detach(D), detach(z), detach(deltaBias), deltaSoftplus,
+                detach(initialState));
         long flops = 9L * u.numel() * A.size(1);
         long bytes = FusedOp.bytes(u, delta, A, B, C, D, z, deltaBias, u);
         ScanKernels.SelectiveScanResult[] forward = new ScanKernels.SelectiveScanResult[1];
@@ -102,16 +137,17 @@ public final class Scans {
                 (k, saved, g) -> {
                     ScanKernels.SelectiveScanGrads gr = k.selectiveScanBackward(args, saved, g);
                     return new Tensor[] {gr.du(), gr.ddelta(), gr.dA(), like(gr.dB(), B), like(gr.dC(), C), gr.dD(),
-                            gr.dz(), gr.ddeltaBias()};
-                }, u, delta, A, B, C, D, z, deltaBias);
+                            gr.dz(), gr.ddeltaBias(), gr.dInitialState()};
+                }, u, delta, A, B, C, D, z, deltaBias, initialState);
         return new ScanOutput(out, forward[0].lastState());
     }
 
     /** The argument checks; each message names the op and the shapes. */
-    static void check(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z, Tensor deltaBias) {
-        Checks.sameBackend(SELECTIVE, u, delta, A, B, C, D, z, deltaBias);
-        Checks.float32(SELECTIVE, u, delta, A, B, C, D, z, deltaBias);
-        String shapes = shapes(u, delta, A, B, C, D, z, deltaBias);
+    static void check(Tensor u, Tensor delta, Tensor A, Tensor B, Tensor C, Tensor D, Tensor z, Tensor deltaBias,
+                      Tensor initialState) {
+        Checks.sameBackend(SELECTIVE, u, delta, A, B, C, D, z, deltaBias, initialState);
+        Checks.float32(SELECTIVE, u, delta, A, B, C, D, z, deltaBias, initialState);
+        String shapes = shapes(u, delta, A, B, C, D, z, deltaBias) + ", initialState " + shape(initialState);
         if (u.dim() != 3) fail("u must be (batch, d_inner, L)", shapes);
         int batch = u.size(0), channels = u.size(1), len = u.size(2);
         if (len == 0) fail("L must be at least 1", shapes);
@@ -134,6 +170,9 @@ public final class Scans {
         if (D != null && (D.dim() != 1 || D.size(0) != channels)) fail("D must be (d_inner) = (" + channels + ")", shapes);
         if (deltaBias != null && (deltaBias.dim() != 1 || deltaBias.size(0) != channels)) {
             fail("deltaBias must be (d_inner) = (" + channels + ")", shapes);
+        }
+        if (initialState != null && !Arrays.equals(initialState.shape(), new int[] {batch, channels, n})) {
+            fail("initialState must be (batch, d_inner, N) = (" + batch + ", " + channels + ", " + n + ")", shapes);
         }
     }
 

@@ -22,6 +22,14 @@ public abstract class ScanConformance extends ConformanceBase {
                 in.uniform(-1, 1, d0, d1, d2), in.randn(d0, d1, d2), dim), SCAN);
     }
 
+    @ParameterizedTest(name = "shape {0}x{1}x{2}, dim {3}")
+    @CsvSource({"3, 70, 5, 1", "2, 3, 130, 2", "4, 9, 1, 0"})
+    void linearScanFromAnInitialStateMatchesReferenceForwardAndBackward(int d0, int d1, int d2, int dim) {
+        int[] slice = dim == 0 ? new int[] {d1, d2} : dim == 1 ? new int[] {d0, d2} : new int[] {d0, d1};
+        assertMatchesReference("linear scan from a state", in -> Scans.linearScan(
+                in.uniform(-1, 1, d0, d1, d2), in.randn(d0, d1, d2), dim, in.randn(slice)), SCAN);
+    }
+
     @ParameterizedTest(name = "layout {0}")
     @CsvSource({"transposed", "strided", "expanded"})
     void linearScanOnNonContiguousOperandsMatchesReference(String layout) {
@@ -49,6 +57,14 @@ public abstract class ScanConformance extends ConformanceBase {
             Tensor db = bias ? in.uniform(-0.5, 0.1, channels) : null;
             return Scans.selectiveScan(u, delta, a, b, c, d, z, db, softplus);
         }, SCAN);
+    }
+
+    @ParameterizedTest(name = "L {0}, N {1}")
+    @CsvSource({"1, 4", "70, 16", "33, 3"})
+    void selectiveScanFromAnInitialStateMatchesReferenceForwardAndBackward(int len, int n) {
+        assertMatchesReference("selective scan from a state", in -> Scans.selectiveScan(in.randn(2, 4, len),
+                in.randn(2, 4, len), in.uniform(-2, -0.2, 4, n), in.randn(2, 2, n, len), in.randn(2, 2, n, len),
+                in.randn(4), in.randn(2, 4, len), in.uniform(-0.5, 0.1, 4), true, in.randn(2, 4, n), false).output(), SCAN);
     }
 
     @ParameterizedTest(name = "softplus {0}")

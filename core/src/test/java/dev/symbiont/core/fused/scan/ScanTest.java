@@ -93,9 +93,41 @@ class ScanTest {
     }
 
     @Test
+    void linearScanFromTheLastStateOfAPrefixContinuesTheWholeScan() {
+        Tensor a = uniform(-1, 1, 2, 9, 3), b = randn(2, 9, 3);
+        Tensor whole = Scans.linearScan(a, b, 1);
+        Tensor prefix = Scans.linearScan(a.narrow(1, 0, 4), b.narrow(1, 0, 4), 1);
+        Tensor rest = Scans.linearScan(a.narrow(1, 4, 5), b.narrow(1, 4, 5), 1, prefix.select(1, 3));
+        assertClose("prefix then rest", toDouble(whole), Tensor.cat(java.util.List.of(prefix, rest), 1).toFloatArray());
+    }
+
+    @Test
+    void selectiveScanFromTheLastStateOfAPrefixContinuesTheWholeScan() {
+        Tensor u = randn(2, 4, 9), delta = randn(2, 4, 9), a = uniform(-2, -0.1, 4, 3), b = randn(2, 2, 3, 9),
+                c = randn(2, 2, 3, 9), d = randn(4), z = randn(2, 4, 9), bias = randn(4);
+        Scans.ScanOutput whole = Scans.selectiveScan(u, delta, a, b, c, d, z, bias, true, true);
+        Scans.ScanOutput prefix = Scans.selectiveScan(u.narrow(2, 0, 5), delta.narrow(2, 0, 5), a, b.narrow(3, 0, 5),
+                c.narrow(3, 0, 5), d, z.narrow(2, 0, 5), bias, true, true);
+        Scans.ScanOutput rest = Scans.selectiveScan(u.narrow(2, 5, 4), delta.narrow(2, 5, 4), a, b.narrow(3, 5, 4),
+                c.narrow(3, 5, 4), d, z.narrow(2, 5, 4), bias, true, prefix.lastState(), true);
+        assertClose("prefix then rest", toDouble(whole.output()),
+                Tensor.cat(java.util.List.of(prefix.output(), rest.output()), 2).toFloatArray());
+        assertClose("last state", toDouble(whole.lastState()), rest.lastState().toFloatArray());
+    }
+
+    private static double[] toDouble(Tensor t) {
+        float[] f = t.toFloatArray();
+        double[] d = new double[f.length];
+        for (int i = 0; i < f.length; i++) d[i] = f[i];
+        return d;
+    }
+
+    @Test
     void linearScanGradientsMatchFiniteDifferences() {
         GradCheck.check("linear scan", in -> Scans.linearScan(in.get(0), in.get(1), 1),
                 GradCheck.uniform(gen, -1, 1, 2, 5, 3), GradCheck.randn(gen, 1, 2, 5, 3));
+        GradCheck.check("linear scan from an initial state", in -> Scans.linearScan(in.get(0), in.get(1), 1, in.get(2)),
+                GradCheck.uniform(gen, -1, 1, 2, 5, 3), GradCheck.randn(gen, 1, 2, 5, 3), GradCheck.randn(gen, 1, 2, 3));
     }
 
     @Test
@@ -105,6 +137,11 @@ class ScanTest {
                 GradCheck.randn(gen, 1, 1, 4, 3), GradCheck.randn(gen, 0.5, 1, 4, 3), GradCheck.uniform(gen, -1.5, -0.3, 4, 2),
                 GradCheck.randn(gen, 1, 1, 2, 2, 3), GradCheck.randn(gen, 1, 1, 2, 2, 3), GradCheck.randn(gen, 1, 4),
                 GradCheck.randn(gen, 1, 1, 4, 3), GradCheck.randn(gen, 0.5, 4));
+        GradCheck.check("selective scan from an initial state", in -> Scans.selectiveScan(in.get(0), in.get(1), in.get(2),
+                        in.get(3), in.get(4), in.get(5), null, null, true, in.get(6), false).output(),
+                GradCheck.randn(gen, 1, 2, 3, 4), GradCheck.randn(gen, 0.5, 2, 3, 4), GradCheck.uniform(gen, -1.5, -0.3, 3, 2),
+                GradCheck.randn(gen, 1, 2, 2, 4), GradCheck.randn(gen, 1, 2, 2, 4), GradCheck.randn(gen, 1, 3),
+                GradCheck.randn(gen, 1, 2, 3, 2));
         GradCheck.check("selective scan, bare", in -> Scans.selectiveScan(in.get(0), in.get(1), in.get(2),
                         in.get(3), in.get(4), null, null, null, false),
                 GradCheck.randn(gen, 1, 2, 3, 4), GradCheck.uniform(gen, 0.1, 0.6, 2, 3, 4), GradCheck.uniform(gen, -1.5, -0.3, 3, 2),
@@ -135,6 +172,10 @@ class ScanTest {
         throwsMentioning(() -> Scans.selectiveScan(u, u, a, bc, bc, randn(5), null, null, true), "selective_scan", "D must be", "[5]");
         throwsMentioning(() -> Scans.selectiveScan(u, u, a, bc, bc, null, randn(2, 4), null, true), "selective_scan", "z must", "[2, 4]");
         throwsMentioning(() -> Scans.selectiveScan(u, u, a, bc, bc, null, null, randn(3), true), "selective_scan", "deltaBias", "[3]");
+        throwsMentioning(() -> Scans.linearScan(randn(2, 3, 4), randn(2, 3, 4), 1, randn(2, 3)),
+                "linear_scan", "initialState", "[2, 4]", "[2, 3]");
+        throwsMentioning(() -> Scans.selectiveScan(u, u, a, bc, bc, null, null, null, true, randn(2, 4, 4), false),
+                "selective_scan", "initialState must be (batch, d_inner, N) = (2, 4, 3)", "[2, 4, 4]");
         throwsMentioning(() -> Scans.selectiveScan(randn(2, 4, 0), randn(2, 4, 0), a, randn(2, 3, 0), randn(2, 3, 0),
                 null, null, null, true), "selective_scan", "L must be at least 1");
     }
