@@ -31,7 +31,7 @@ public final class VectorGemm implements Gemm {
     static final int NR = VectorGemmKernels.NR;
     /** Depth of a block: a KC×NR B micro-panel (32 KiB at 256×32) stays in the 48 KiB L1d. */
     static final int KC = 256;
-    /** Rows of an A block: MC×KC floats (128 KiB) sit in L2 next to the B block. */
+    /** Rows of an A block, a whole number of micro-panels: MC×KC floats (128 KiB) sit in L2 next to the B block. */
     static final int MC = 128;
     /**
      * Columns of a B block: KC×NC floats (512 KiB) stay in the packing thread's own 1 MiB L2.

@@ -4,18 +4,28 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The Vector-API constants and the register-tiled micro-kernel of {@link VectorGemm}.
+ * The Vector-API constants and the register-tiled micro-kernels of {@link VectorGemm}.
  *
  * <p>Kept in a class of its own (Lucene's {@code VectorizationProvider} pattern): if the
  * incubator module is missing this class fails to initialise, and only this class — the
  * EJML fallback and the rest of the backend still load.
  *
- * <p>The micro-tile is {@link #MR} rows × {@link #NR} columns = 8 × (2 vectors), 8×32 with
- * AVX-512. Its 16 accumulators, two B vectors and one broadcast A value take 19 of the 32
- * vector registers, so C2 keeps them all in registers; per k step the kernel issues 2 vector
- * loads, 8 broadcasts and 16 independent FMAs, enough to cover the FMA latency on both pipes.
- * The loads index packed buffers linearly in the loop variable, so C2 hoists their range
- * checks; nothing in the loop allocates.
+ * <p>The micro-tile is {@link #MR} rows × {@link #NR} columns, NR = two vectors, and MR is
+ * picked from the register file at class init. Per k step the kernel keeps 2·MR accumulators,
+ * two B vectors and one broadcast A value live:
+ * <ul>
+ *   <li>512-bit vectors (AVX-512, 32 registers): 8 × 32 — 16 accumulators + 3 = 19 registers,
+ *       16 independent FMAs per k step;</li>
+ *   <li>narrower vectors (AVX2, 16 registers): 4 × 16 — 8 accumulators + 3 = 11 registers,
+ *       8 FMAs per k step, just enough to cover Zen 3's 4-cycle FMA latency on its two pipes.
+ *       8 × 16 needs 19 registers and spills. Tiles of 10–12 accumulators fit on paper
+ *       (BLIS's 6 × 16 takes 15) but ran as if C2 spilled them too: measured on Zen 3, one
+ *       core, the kernel alone at kc = 256, 4 × 16 ran at 78–89 GFLOP/s, 8 × 16 at ~50,
+ *       6 × 16 at ~41, 5 × 16 at ~34.</li>
+ * </ul>
+ * The system property {@code symbiont.cpu.gemm.mr} (4 or 8) overrides the choice, so both
+ * tiles are tested on any machine. The loads index packed buffers linearly in the loop
+ * variable, so C2 hoists their range checks; nothing in the loop allocates.
  */
 final class VectorGemmKernels {
 
@@ -28,12 +38,20 @@ final class VectorGemmKernels {
     static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     /** Lanes per vector. */
     static final int L = SPECIES.length();
-    /** Rows of the micro-tile: A values broadcast per k step. */
-    static final int MR = 8;
+    /** Rows of the micro-tile: A values broadcast per k step (4 or 8, see the class comment). */
+    static final int MR = rows(Integer.getInteger("symbiont.cpu.gemm.mr", L >= 16 ? 8 : 4));
     /** Columns of the micro-tile: two vectors. */
     static final int NR = 2 * L;
 
     private VectorGemmKernels() {}
+
+    /** The tile rows asked for, checked: only 4 and 8 have a kernel. */
+    static int rows(int mr) {
+        if (mr != 4 && mr != 8) {
+            throw new IllegalArgumentException("symbiont.cpu.gemm.mr must be 4 or 8, got " + mr);
+        }
+        return mr;
+    }
 
     /**
      * C[MR×NR] (+)= Ap · Bp over {@code kc} steps.
@@ -49,6 +67,17 @@ final class VectorGemmKernels {
      */
     static void kernel(int kc, float[] ap, int aOff, float[] bp, int bOff,
                        float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
+        // MR is a static final: C2 folds the branch and inlines one kernel
+        if (MR == 8) {
+            kernel8(kc, ap, aOff, bp, bOff, c, cOff, ldc, accumulate, bias, biasOff);
+        } else {
+            kernel4(kc, ap, aOff, bp, bOff, c, cOff, ldc, accumulate, bias, biasOff);
+        }
+    }
+
+    /** The 8 × 2L tile: 16 accumulators, for 32-register CPUs. */
+    private static void kernel8(int kc, float[] ap, int aOff, float[] bp, int bOff,
+                                float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
         FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
         if (accumulate) {
             // start from C itself: the tail is then a plain store, no add
@@ -69,7 +98,7 @@ final class VectorGemmKernels {
         }
         for (int p = 0; p < kc; p++) {
             int bi = bOff + p * NR;
-            int ai = aOff + p * MR;
+            int ai = aOff + p * 8;
             FloatVector b0 = FloatVector.fromArray(SPECIES, bp, bi);
             FloatVector b1 = FloatVector.fromArray(SPECIES, bp, bi + L);
             FloatVector a = FloatVector.broadcast(SPECIES, ap[ai]);
@@ -106,5 +135,46 @@ final class VectorGemmKernels {
         c50.intoArray(c, o); c51.intoArray(c, o + L); o += ldc;
         c60.intoArray(c, o); c61.intoArray(c, o + L); o += ldc;
         c70.intoArray(c, o); c71.intoArray(c, o + L);
+    }
+
+    /** The 4 × 2L tile: 8 accumulators, for 16-register CPUs. */
+    private static void kernel4(int kc, float[] ap, int aOff, float[] bp, int bOff,
+                                float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
+        if (accumulate) {
+            // start from C itself: the tail is then a plain store, no add
+            int o = cOff;
+            c00 = FloatVector.fromArray(SPECIES, c, o); c01 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c10 = FloatVector.fromArray(SPECIES, c, o); c11 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c20 = FloatVector.fromArray(SPECIES, c, o); c21 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c30 = FloatVector.fromArray(SPECIES, c, o); c31 = FloatVector.fromArray(SPECIES, c, o + L);
+        } else {
+            FloatVector z0 = bias == null ? FloatVector.zero(SPECIES) : FloatVector.fromArray(SPECIES, bias, biasOff);
+            FloatVector z1 = bias == null ? z0 : FloatVector.fromArray(SPECIES, bias, biasOff + L);
+            c00 = z0; c01 = z1; c10 = z0; c11 = z1; c20 = z0; c21 = z1; c30 = z0; c31 = z1;
+        }
+        for (int p = 0; p < kc; p++) {
+            int bi = bOff + p * NR;
+            int ai = aOff + p * 4;
+            FloatVector b0 = FloatVector.fromArray(SPECIES, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(SPECIES, bp, bi + L);
+            FloatVector a = FloatVector.broadcast(SPECIES, ap[ai]);
+            c00 = a.fma(b0, c00);
+            c01 = a.fma(b1, c01);
+            a = FloatVector.broadcast(SPECIES, ap[ai + 1]);
+            c10 = a.fma(b0, c10);
+            c11 = a.fma(b1, c11);
+            a = FloatVector.broadcast(SPECIES, ap[ai + 2]);
+            c20 = a.fma(b0, c20);
+            c21 = a.fma(b1, c21);
+            a = FloatVector.broadcast(SPECIES, ap[ai + 3]);
+            c30 = a.fma(b0, c30);
+            c31 = a.fma(b1, c31);
+        }
+        int o = cOff;
+        c00.intoArray(c, o); c01.intoArray(c, o + L); o += ldc;
+        c10.intoArray(c, o); c11.intoArray(c, o + L); o += ldc;
+        c20.intoArray(c, o); c21.intoArray(c, o + L); o += ldc;
+        c30.intoArray(c, o); c31.intoArray(c, o + L);
     }
 }
