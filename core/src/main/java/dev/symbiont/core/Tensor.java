@@ -34,6 +34,8 @@ public final class Tensor {
     private final Layout layout;
     private boolean requiresGrad;
     private Tensor grad;
+    /** Whether autograd made {@link #grad}'s storage and nobody else holds it, so it may add into it in place. */
+    private boolean gradOwned;
     private GradFn gradFn;
 
     /** Wraps a storage; used by ops and backends. The layout must lie inside the storage. */
@@ -109,10 +111,19 @@ public final class Tensor {
     /** The accumulated gradient of a leaf, or null. */
     public Tensor grad() { return grad; }
 
-    public void zeroGrad() { grad = null; }
+    public void zeroGrad() {
+        grad = null;
+        gradOwned = false;
+    }
 
-    /** Sets the gradient (e.g. by an optimizer); null clears it. */
-    public void setGrad(Tensor g) { grad = g; }
+    /**
+     * Sets the gradient (e.g. by an optimizer); null clears it. The next backward adds to it
+     * out of place, so a tensor the caller also holds is never changed by autograd.
+     */
+    public void setGrad(Tensor g) {
+        grad = g;
+        gradOwned = false;
+    }
 
     /** The op that produced this tensor, or null for a leaf. */
     public GradFn gradFn() { return gradFn; }
@@ -125,11 +136,32 @@ public final class Tensor {
         this.requiresGrad = true;
     }
 
-    /** Used by the autograd engine: adds to this leaf's gradient. */
-    public void accumulateGrad(Tensor g) {
+    /** Adds {@code g} to this leaf's gradient, copying it first: {@code g} may share storage with other tensors. */
+    public void accumulateGrad(Tensor g) { accumulateGrad(g, false); }
+
+    /**
+     * Used by the autograd engine: adds {@code g} to this leaf's gradient. The first gradient is
+     * kept as it is when {@code exclusive} (made during this backward and reached by nothing
+     * else) and dense, else copied; later ones are added in place into a gradient autograd made,
+     * as PyTorch's AccumulateGrad does (a {@code grad()} taken earlier sees the sum), and out of
+     * place into one set by {@link #setGrad}.
+     */
+    public void accumulateGrad(Tensor g, boolean exclusive) {
         if (!requiresGrad) return;
-        // A fresh copy: the incoming gradient may share storage with other tensors.
-        grad = grad == null ? g.clone() : grad.add(g);
+        if (grad == null) {
+            grad = exclusive && dense(g) ? g : g.clone();
+        } else if (gradOwned && grad.dtype() == DType.FLOAT32 && g.dtype() == DType.FLOAT32 && dense(grad)) {
+            grad.backend().addInto(grad.storage, grad.layout, g.storage, g.layout);
+            return;
+        } else {
+            grad = grad.add(g);
+        }
+        gradOwned = dense(grad);
+    }
+
+    /** Contiguous over the whole of its storage: nothing else can be a view of the rest of it. */
+    private static boolean dense(Tensor t) {
+        return t.layout.isContiguous() && t.layout.offset() == 0 && t.layout.numel() == t.storage.size();
     }
 
     /** Back-propagates from this single-element tensor. */

@@ -8,6 +8,7 @@ import me.tongfei.progressbar.ProgressBarStyle;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Shows training progress: a redrawn bar on a terminal, plain log lines when output is a file or pipe
@@ -15,11 +16,18 @@ import java.util.Locale;
  */
 interface Progress extends AutoCloseable {
     /** One snapshot: the step just finished and its numbers. */
-    /** auxLoss: the auxiliary loss added to the training loss (an MoE router's), null when there is none; unit: what tokensPerSecond counts ("tok", "img"). */
-    record Snapshot(long step, long maxSteps, double loss, Double auxLoss, double lr, double tokensPerSecond, long elapsedNanos, String unit) {
+    /**
+     * auxLoss: the auxiliary loss added to the training loss (an MoE router's), null when there is none;
+     * headline: the model's headline metrics ({@code max_load}), shown after it; unit: what
+     * tokensPerSecond counts ("tok", "img").
+     */
+    record Snapshot(long step, long maxSteps, double loss, Double auxLoss, Map<String, Double> headline, double lr,
+                    double tokensPerSecond, long elapsedNanos, String unit) {
         String numbers() {
-            return String.format(Locale.ROOT, "loss %.4f%s lr %.2e %s %s/s", loss, auxLoss == null ? "" : String.format(Locale.ROOT, " aux %.4f", auxLoss),
-                    lr, tokensPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", tokensPerSecond) : "-", unit);
+            StringBuilder model = new StringBuilder();
+            headline.forEach((name, v) -> model.append(String.format(Locale.ROOT, " %s %.3f", name, v)));
+            return String.format(Locale.ROOT, "loss %.4f%s%s lr %.2e %s %s/s", loss, auxLoss == null ? "" : String.format(Locale.ROOT, " aux %.4f", auxLoss),
+                    model, lr, tokensPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", tokensPerSecond) : "-", unit);
         }
 
         /** Remaining time at the average pace so far. */

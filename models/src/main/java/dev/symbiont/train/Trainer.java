@@ -6,6 +6,7 @@ import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.data.Batches;
 import dev.symbiont.data.DataLoader;
+import dev.symbiont.nn.ForwardMetrics;
 import dev.symbiont.nn.Module;
 import dev.symbiont.optim.GradClip;
 import dev.symbiont.optim.LrSchedule;
@@ -23,7 +24,9 @@ import java.util.function.ToLongFunction;
  * The training loop: micro-batches with gradient accumulation, optional autocast and float16
  * loss scaling, clipping, the lr schedule, the optimizer step; periodic evaluation, metrics
  * and checkpoints; resume from a checkpoint. What a step computes is the caller's
- * {@link LossFunction}, so one trainer serves every model family.
+ * {@link LossFunction}, so one trainer serves every model family. Modules that report metrics
+ * about their forward ({@link dev.symbiont.nn.ReportsMetrics}: an MoE layer's expert load) are
+ * logged too, as window means after the fixed columns, their headline in the progress line.
  *
  * <pre>
  *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
@@ -105,6 +108,7 @@ public final class Trainer<B> {
         double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         int windowSteps = 0;
         long windowTokens = 0, windowStart = nanoTime.getAsLong();
+        MetricWindow modelMetrics = new MetricWindow();
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
@@ -117,7 +121,7 @@ public final class Trainer<B> {
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
                     B batch = batches.next();
-                    double[] losses = backward(batch);
+                    double[] losses = backward(batch, modelMetrics);
                     loss += losses[0] / config.accumulation();
                     aux += losses[1] / config.accumulation();
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
@@ -144,7 +148,8 @@ public final class Trainer<B> {
                     lastWindow = windowLoss / windowSteps;
                     Double auxWindow = auxiliaryLoss == null ? null : windowAux / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
-                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, lr, tokensPerSecond, clock.elapsedNanos(), throughputUnit));
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, modelMetrics.headline(), lr,
+                            tokensPerSecond, clock.elapsedNanos(), throughputUnit));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
@@ -153,6 +158,7 @@ public final class Trainer<B> {
                         Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond,
                                 evaluate ? lastEval : null, clock.elapsedNanos());
                         if (evalScore != null) row.put("eval_" + evalMetricName, evaluate ? lastMetric : null);
+                        row.putAll(modelMetrics.values());
                         metrics.write(row);
                     }
                     windowLoss = 0;
@@ -160,6 +166,7 @@ public final class Trainer<B> {
                     windowSteps = 0;
                     windowTokens = 0;
                     windowStart = now;
+                    modelMetrics.reset();
                 }
                 if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
@@ -184,14 +191,17 @@ public final class Trainer<B> {
 
     /**
      * Forward (under autocast when configured) and backward of one micro-batch, the auxiliary
-     * loss added to the task loss; returns {task loss, auxiliary loss (0 without one)}.
+     * loss added to the task loss; the model's forward metrics go to {@code window}. Returns
+     * {task loss, auxiliary loss (0 without one)}.
      */
-    private double[] backward(B batch) {
+    private double[] backward(B batch, MetricWindow window) {
         Tensor loss, aux;
         try (var scope = config.autocast() == null ? null : Autocast.enable(config.autocast())) {
             loss = lossFunction.loss(batch);
             aux = auxiliaryLoss == null ? null : auxiliaryLoss.get();
         }
+        ForwardMetrics forward = ForwardMetrics.of(model);
+        if (!forward.isEmpty()) window.add(forward);
         Tensor total = aux == null ? loss : loss.add(aux);
         Tensor scaled = config.accumulation() == 1 ? total : total.div(config.accumulation());
         if (scaler != null) scaled = scaler.scale(scaled);

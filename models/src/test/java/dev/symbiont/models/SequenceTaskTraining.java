@@ -17,7 +17,7 @@ import java.util.Locale;
 /**
  * The learning tests' loop for any {@link CausalLM} on a synthetic {@link SequenceTask}: AdamW
  * (weight decay 0.01 on the model's {@link CausalLM#parameterGroups}), warmup-cosine lr, clipping at 1, consecutive
- * batches of {@code batch} examples; accuracy is the argmax at the scored positions of the
+ * batches of {@code batch} examples, the model's {@link CausalLM#auxiliaryLoss} added when it has one; accuracy is the argmax at the scored positions of the
  * whole held-out task.
  */
 public final class SequenceTaskTraining {
@@ -33,7 +33,8 @@ public final class SequenceTaskTraining {
             SequenceBatch b = batch(train, step * batch, batch);
             schedule.applyTo(optimizer, step);
             Tensor l = model.loss(b.input(), b.target());
-            l.backward();
+            Tensor aux = model.auxiliaryLoss();                     // an MoE router's balancing loss, null for dense
+            (aux == null ? l : l.add(aux)).backward();
             GradClip.clipGradNorm(model.trainableParameters(), 1.0);
             optimizer.step();
             optimizer.zeroGrad();

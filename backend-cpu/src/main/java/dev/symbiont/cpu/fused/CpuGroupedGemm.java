@@ -4,13 +4,16 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.GroupedGrads;
+import dev.symbiont.cpu.CpuThreads;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
 
 /**
  * The grouped expert GEMM of the moe family on the CPU: each group of rows times its expert's
@@ -22,8 +25,6 @@ import java.util.function.IntConsumer;
  */
 final class CpuGroupedGemm {
     static final String OP = "grouped_matmul";
-    /** Multiply-adds per expert GEMM below which experts run in parallel (the vector GEMM keeps such a product on one thread). */
-    private static final long SMALL_GEMM = 144L * 144 * 144;
 
     private final CpuTensors io;
     private final Gemm gemm;
@@ -51,7 +52,7 @@ final class CpuGroupedGemm {
         HeapStorage result = io.newFloats(rows * out);
         float[] c = result.floats();
         long[] offsets = offsets(sizes);
-        forEachGroup(sizes, (long) in * out, e -> {
+        forEachGroup(sizes, e -> {
             int n = (int) sizes[e], off = (int) offsets[e];
             gemm.sgemm(n, out, in, a.data(), a.start(off), a.stride(), 1,
                     w[e].data, w[e].offset, w[e].rowStride, w[e].colStride, c, off * out, out);
@@ -73,7 +74,7 @@ final class CpuGroupedGemm {
             transposed[e] = w[e].transposedRows(in);
         }
         long[] offsets = offsets(sizes);
-        forEachGroup(sizes, (long) in * out, e -> {
+        forEachGroup(sizes, e -> {
             int n = (int) sizes[e], off = (int) offsets[e];
             // dx_e = g_e · W_eᵀ: W_eᵀ's (j, p) is W_e's (p, j), read through swapped strides.
             gemm.sgemm(n, in, out, g.data(), g.start(off), g.stride(), 1,
@@ -101,18 +102,24 @@ final class CpuGroupedGemm {
         return w;
     }
 
-    /** Runs {@code body} for every non-empty group: in parallel across groups when each GEMM is small. */
-    private static void forEachGroup(long[] sizes, long perRow, IntConsumer body) {
-        int experts = sizes.length;
-        long biggest = 0;
-        for (long s : sizes) biggest = Math.max(biggest, s * perRow);
-        if (biggest < SMALL_GEMM) {
-            Parallel.forRange(experts, 1, (from, to) -> {
-                for (int e = from; e < to; e++) if (sizes[e] > 0) body.accept(e);
-            });
-        } else {
-            for (int e = 0; e < experts; e++) if (sizes[e] > 0) body.accept(e); // each GEMM parallel over its tiles
+    /**
+     * Runs {@code body} for every non-empty group as one parallel computation: the groups are
+     * work items, largest first, which each of the pool's threads takes one after another; a
+     * large group's GEMM forks its tiles into the same pool, so a thread that runs out of groups
+     * steals tiles of the others' instead of waiting at a barrier after every expert.
+     * Each group writes only its own rows and gradient, so the result does not depend on the order.
+     */
+    private static void forEachGroup(long[] sizes, IntConsumer body) {
+        Integer[] order = IntStream.range(0, sizes.length).filter(e -> sizes[e] > 0).boxed()
+                .sorted((x, y) -> Long.compare(sizes[y], sizes[x])).toArray(Integer[]::new);
+        if (order.length == 1) {
+            body.accept(order[0]);
+            return;
         }
+        AtomicInteger next = new AtomicInteger();
+        Parallel.forRange(Math.min(order.length, CpuThreads.parallelism()), 1, (from, to) -> {
+            for (int i = next.getAndIncrement(); i < order.length; i = next.getAndIncrement()) body.accept(order[i]);
+        });
     }
 
     static long[] offsets(long[] sizes) {

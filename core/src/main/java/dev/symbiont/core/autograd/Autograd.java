@@ -1,6 +1,8 @@
 package dev.symbiont.core.autograd;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.AllocationOrder;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
@@ -59,18 +61,26 @@ public final class Autograd {
         }
     }
 
+    /**
+     * The walk. A leaf may keep its gradient without a copy when the gradient's storage was made
+     * during this pass and no pending gradient shares it (add's rule hands one tensor to both
+     * inputs, a view rule hands on a view): {@code live} counts the pending gradients per storage.
+     */
     private static void run(Tensor root, Tensor gradOutput) {
+        long passStart = AllocationOrder.current();
         Object rootNode = root.gradFn() != null ? root.gradFn() : root;
         List<Object> order = topologicalOrder(rootNode);
         Map<Object, Tensor> pending = new IdentityHashMap<>();
-        pending.put(rootNode, gradOutput.detach());
+        Map<Storage, Integer> live = new IdentityHashMap<>();
+        put(pending, live, rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
                 Object node = order.get(i);
                 Tensor grad = pending.remove(node);
                 if (grad == null) continue;
+                live.computeIfPresent(grad.storage(), (s, n) -> n == 1 ? null : n - 1);
                 if (node instanceof Tensor leaf) {
-                    leaf.accumulateGrad(grad);
+                    leaf.accumulateGrad(grad, grad.storage().serial() >= passStart && !live.containsKey(grad.storage()));
                     continue;
                 }
                 GradFn fn = (GradFn) node;
@@ -86,10 +96,17 @@ public final class Autograd {
                         throw new IllegalStateException(fn + ": produced gradient of shape " + Arrays.toString(g.shape())
                                 + " for input " + j + " of shape " + Arrays.toString(edge.shape()));
                     }
-                    pending.merge(edge.target(), g, Tensor::add);
+                    Tensor earlier = pending.get(edge.target());
+                    if (earlier != null) live.computeIfPresent(earlier.storage(), (s, n) -> n == 1 ? null : n - 1);
+                    put(pending, live, edge.target(), earlier == null ? g : earlier.add(g));
                 }
             }
         }
+    }
+
+    private static void put(Map<Object, Tensor> pending, Map<Storage, Integer> live, Object node, Tensor grad) {
+        pending.put(node, grad);
+        live.merge(grad.storage(), 1, Integer::sum);
     }
 
     /** Nodes (ops and leaf tensors) reachable from root, each after all the nodes it feeds. */

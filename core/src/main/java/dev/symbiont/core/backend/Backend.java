@@ -69,6 +69,15 @@ public interface Backend {
     /** Writes {@code src} (viewed through {@code srcLayout}) into {@code dst} through {@code dstLayout}; same shape and dtype. */
     void copyInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout);
 
+    /**
+     * Adds {@code src} into {@code dst} in place (dst += src; same shape, float32), how autograd
+     * accumulates a leaf's gradient without a new buffer. The default adds into a new buffer and
+     * copies it back; a backend overrides it with one pass.
+     */
+    default void addInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
+        copyInto(dst, dstLayout, binary(BinaryOp.ADD, dst, dstLayout, src, srcLayout), Layout.contiguous(dstLayout.shape()));
+    }
+
     /** Converts elements to another dtype (float to int truncates toward zero; halves round to nearest even). */
     Storage cast(Storage storage, Layout layout, DType to);
 

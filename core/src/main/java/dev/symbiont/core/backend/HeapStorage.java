@@ -19,6 +19,7 @@ public final class HeapStorage implements Storage {
     private final Object array;
     private final int size;
     private final Cleaner.Cleanable cleanable;
+    private final long serial = AllocationOrder.next();
     /** Set only by a poisoning release; checked on every access through {@link #checked}. */
     private boolean released;
 
@@ -88,6 +89,7 @@ public final class HeapStorage implements Storage {
     @Override public Backend backend() { return backend; }
     @Override public DType dtype() { return dtype; }
     @Override public long size() { return size; }
+    @Override public long serial() { return serial; }
 
     /** The element count as the int a Java array has. */
     public int length() { return size; }

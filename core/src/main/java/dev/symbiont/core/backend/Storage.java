@@ -17,6 +17,12 @@ public interface Storage {
     default long bytes() { return size() * dtype().byteSize(); }
 
     /**
+     * When this buffer was made, from {@link AllocationOrder#next()}; -1 for a backend that does
+     * not count, which autograd treats as older than any backward pass (its gradients are copied).
+     */
+    default long serial() { return -1; }
+
+    /**
      * Returns the memory to the backend now instead of when the garbage collector finds the
      * buffer unreachable. Idempotent; the storage must not be used afterwards.
      */

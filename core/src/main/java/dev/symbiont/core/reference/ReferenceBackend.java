@@ -173,6 +173,19 @@ public class ReferenceBackend implements Backend {
         return wrap(DType.FLOAT32, ReferenceElementwise.unary(op, xs, xLayout));
     }
 
+    /** One pass when both are contiguous and distinct; otherwise the SPI's add and copy back. */
+    @Override
+    public void addInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
+        checkSameShape("addInto", dstLayout, srcLayout);
+        float[] to = floats("addInto", dst, dstLayout), from = floats("addInto", src, srcLayout);
+        if (to == from || !dstLayout.isContiguous() || !srcLayout.isContiguous()) {
+            Backend.super.addInto(dst, dstLayout, src, srcLayout);
+            return;
+        }
+        int n = dstLayout.numel(), d = dstLayout.offset(), s = srcLayout.offset();
+        for (int i = 0; i < n; i++) to[d + i] += from[s + i];
+    }
+
     @Override
     public Storage binary(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout) {
         String name = "binary " + op;

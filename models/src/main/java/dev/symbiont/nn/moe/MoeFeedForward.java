@@ -6,10 +6,13 @@ import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.ModuleList;
+import dev.symbiont.nn.ReportsMetrics;
 import dev.symbiont.nn.block.ChannelMixer;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -29,9 +32,10 @@ import java.util.function.Function;
  * (d, hidden), {@code .w3.weight} (hidden, d); shared experts, which Mixtral has none of, are
  * {@code shared_experts.{s}.w1.weight} and so on.
  *
- * <p>Each training forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}.
+ * <p>Each forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}, which
+ * {@link #lastMetrics()} reports as numbers for a trainer's metrics.
  */
-public final class MoeFeedForward extends ChannelMixer {
+public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics {
     private final MoeConfig config;
     private final TopKRouter gate;
     private final ModuleList<SwiGluExpert> experts;
@@ -90,6 +94,33 @@ public final class MoeFeedForward extends ChannelMixer {
 
     /** The losses and statistics of the last forward, or null before the first. */
     public Aux lastAux() { return lastAux; }
+
+    /**
+     * The last forward's routing as numbers: {@code expert_load_<e>} for each expert (the
+     * fractions sum to 1), {@code max_load} (the busiest expert's share: 1/E when balanced, 1
+     * when collapsed), {@code dropped_fraction}, {@code load_balancing_loss} and {@code z_loss}
+     * (unweighted); empty before the first forward.
+     */
+    @Override
+    public Map<String, Double> lastMetrics() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        if (lastAux == null) return m;
+        float[] load = lastAux.expertLoad().toFloatArray();
+        double max = 0;
+        for (int e = 0; e < load.length; e++) {
+            m.put("expert_load_" + e, (double) load[e]);
+            max = Math.max(max, load[e]);
+        }
+        m.put("max_load", max);
+        m.put("dropped_fraction", lastAux.droppedFraction());
+        m.put("load_balancing_loss", (double) lastAux.loadBalancing().item());
+        m.put("z_loss", (double) lastAux.zLoss().item());
+        return m;
+    }
+
+    /** The busiest expert's share, the number that shows a router collapsing. */
+    @Override
+    public List<String> headline() { return List.of("max_load"); }
 
     public MoeConfig config() { return config; }
 
