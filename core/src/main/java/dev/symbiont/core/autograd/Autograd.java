@@ -31,6 +31,21 @@ public final class Autograd {
     }
 
     /**
+     * Records a two-output op (torch.autograd.Function returning two tensors): both outputs get
+     * a node, and backward calls {@code rule} once with the gradients of both, so an op whose
+     * second output is also consumed elsewhere (a residual stream) adds the two in its own pass.
+     */
+    public static void recordPair(String op, Tensor first, Tensor second, GradFn.PairRule rule, Tensor... inputs) {
+        if (!GradMode.isEnabled()) return;
+        boolean any = false;
+        for (Tensor t : inputs) any |= t != null && t.requiresGrad();
+        if (!any) return;
+        GradFn fn = new GradFn(op, inputs, rule);
+        first.attach(fn);
+        second.attach(new GradFn(fn, second.shape()));
+    }
+
+    /**
      * Back-propagates from {@code root}. With a null {@code gradOutput} the root must hold a
      * single element, whose gradient is 1.
      */
@@ -63,20 +78,28 @@ public final class Autograd {
         Object rootNode = root.gradFn() != null ? root.gradFn() : root;
         List<Object> order = topologicalOrder(rootNode);
         Map<Object, Tensor> pending = new IdentityHashMap<>();
+        // Gradients of two-output ops' second outputs, keyed by the first output's node.
+        Map<GradFn, Tensor> pendingSecond = new IdentityHashMap<>();
         pending.put(rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
                 Object node = order.get(i);
                 Tensor grad = pending.remove(node);
-                if (grad == null) continue;
                 if (node instanceof Tensor leaf) {
-                    leaf.accumulateGrad(grad);
+                    if (grad != null) leaf.accumulateGrad(grad);
                     continue;
                 }
                 GradFn fn = (GradFn) node;
+                if (fn.firstOutput() != null) {
+                    // Ordered before its first output's node (it has an edge to it): hand the gradient on.
+                    if (grad != null) pendingSecond.merge(fn.firstOutput(), grad, Tensor::add);
+                    continue;
+                }
+                Tensor gradSecond = pendingSecond.remove(fn);
+                if (grad == null && gradSecond == null) continue;
                 Tensor[] inputGrads;
                 try (var profile = Profiler.backward(fn.name())) {
-                    inputGrads = fn.apply(grad);
+                    inputGrads = fn.apply(grad, gradSecond);
                 }
                 for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
                     GradFn.Edge edge = fn.edge(j);

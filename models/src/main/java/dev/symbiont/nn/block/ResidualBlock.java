@@ -1,8 +1,10 @@
 package dev.symbiont.nn.block;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.Layer;
+import dev.symbiont.nn.LayerNorm;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;
 
@@ -80,8 +82,15 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
     }
 
     private Tensor compute(Tensor x, MixerContext context) {
-        Tensor h = x.add(sequenceMixer.forward(norm1.forward(x), context));
-        return channelMixer == null ? h : h.add(channelMixer.forward(norm2.forward(h)));
+        Tensor mixed = sequenceMixer.forward(norm1.forward(x), context);
+        if (channelMixer == null) return x.add(mixed);
+        if (norm2 instanceof LayerNorm ln) {
+            // h = x + mixed and Norm₂(h) in one fused pass, forward and backward; the same values.
+            Normalization.AddNorm h = ln.forwardAdd(x, mixed);
+            return h.sum().add(channelMixer.forward(h.output()));
+        }
+        Tensor h = x.add(mixed);
+        return h.add(channelMixer.forward(norm2.forward(h)));
     }
 
     /** A fresh, empty decoding state of this block's sequence mixer, for up to {@code maxLength} positions. */
