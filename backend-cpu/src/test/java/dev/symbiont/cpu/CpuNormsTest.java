@@ -38,7 +38,8 @@ class CpuNormsTest {
                 random(seed + 3, rows * cols, 1f), rows, cols);
     }
 
-    private static void compare(String what, Tensor expected, Tensor actual, double atol) {
+    /** expected and actual agree to RTOL and atol, or are both null (an absent parameter's gradient). */
+    static void compare(String what, Tensor expected, Tensor actual, double atol) {
         if (expected == null) {
             assertNull(actual, what);
             return;

@@ -100,16 +100,42 @@ public final class CpuNorm implements NormKernels {
 
     @Override
     public NormGrads layerNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
-        String op = "layer_norm backward";
-        if (!normReady(op, x, weight, bias) || !statsReady(op, x, mean) || !statsReady(op, x, rstd) || !sameShape(op, gradY, x)) {
-            return REFERENCE.layerNormBackward(gradY, x, weight, bias, mean, rstd);
+        return layerNormGrads("layer_norm backward", gradY, null, x, weight, bias, mean, rstd);
+    }
+
+    @Override
+    public AddNormResult addLayerNorm(Tensor x, Tensor residual, Tensor weight, Tensor bias, double eps) {
+        String op = "add_layer_norm";
+        if (!normReady(op, x, weight, bias) || !sameShape(op, residual, x)) return REFERENCE.addLayerNorm(x, residual, weight, bias, eps);
+        int rows = x.size(0), cols = x.size(1);
+        HeapStorage s = io.newFloats(rows * cols), y = io.newFloats(rows * cols), mean = io.newFloats(rows), rstd = io.newFloats(rows);
+        Rows w = io.vectorOf(op, weight), b = io.vectorOf(op, bias);
+        VectorNorms.addLayerNorm(io.rows(op, x, rows, cols), io.rows(op, residual, rows, cols), rows, cols,
+                CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.data(b), CpuTensors.offset(b), eps,
+                s.floats(), y.floats(), mean.floats(), rstd.floats());
+        return new AddNormResult(Tensor.of(s, rows, cols), Tensor.of(y, rows, cols), Tensor.of(mean, rows, 1), Tensor.of(rstd, rows, 1));
+    }
+
+    @Override
+    public NormGrads addLayerNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor bias,
+                                          Tensor mean, Tensor rstd) {
+        return layerNormGrads("add_layer_norm backward", gradY, gradSum, sum, weight, bias, mean, rstd);
+    }
+
+    /** Layer norm's gradients of x (rows, cols), plus gradSum (or null) in the input gradient. */
+    private NormGrads layerNormGrads(String op, Tensor gradY, Tensor gradSum, Tensor x, Tensor weight, Tensor bias,
+                                     Tensor mean, Tensor rstd) {
+        if (!normReady(op, x, weight, bias) || !statsReady(op, x, mean) || !statsReady(op, x, rstd)
+                || !sameShape(op, gradY, x) || (gradSum != null && !sameShape(op, gradSum, x))) {
+            return REFERENCE.addLayerNormBackward(gradY, gradSum, x, weight, bias, mean, rstd);
         }
         int rows = x.size(0), cols = x.size(1);
         HeapStorage gx = io.newFloats(rows * cols);
         HeapStorage gw = weight == null ? null : io.newFloats(cols), gb = bias == null ? null : io.newFloats(cols);
         Rows w = io.vectorOf(op, weight);
-        VectorNorms.layerNormBackward(io.rows(op, gradY, rows, cols), io.rows(op, x, rows, cols), rows, cols,
-                CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.stats(op, mean), CpuTensors.stats(op, rstd),
+        VectorNorms.addLayerNormBackward(io.rows(op, gradY, rows, cols), gradSum == null ? null : io.rows(op, gradSum, rows, cols),
+                io.rows(op, x, rows, cols), rows, cols, CpuTensors.data(w), CpuTensors.offset(w),
+                CpuTensors.stats(op, mean), CpuTensors.stats(op, rstd),
                 gx.floats(), gw == null ? null : gw.floats(), gb == null ? null : gb.floats());
         return new NormGrads(Tensor.of(gx, rows, cols), gw == null ? null : Tensor.of(gw, cols),
                 gb == null ? null : Tensor.of(gb, cols));

@@ -9,7 +9,8 @@ import java.util.Arrays;
  * per query row — the running max m and sum l — rescaling the output rows accumulated so far
  * whenever m grows (Milakov &amp; Gimelshein 2018; Dao et al. 2022, Algorithm 1). The output is
  * accumulated in place and divided by l at the end; logsumexp = m + log l is stored for the
- * backward. Nothing of size sq×sk is ever allocated: a task's scratch is a few blocks.
+ * backward. Nothing of size sq×sk is ever allocated: a task's scratch is a few blocks, and the
+ * keys are transposed once per call into blocks the products read as B (k's size).
  *
  * <p>Causal attention (key j visible to query i iff j ≤ i + sk − sq) stops each query block at
  * its last visible key, so key blocks above the diagonal are never touched, and masks only
@@ -51,13 +52,37 @@ public final class FlashAttention {
     public static void forward(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                boolean causal, float scale, float[] out, float[] lse) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
+        float[] kt = transposedKeyBlocks(dims, k);
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
                 int bh = item / qBlocks, qb = interleaved(item % qBlocks, qBlocks);
-                queryBlock(tm, dims, q, k, v, mask, causal, scale, bh, qb * BR, s, out, lse);
+                queryBlock(tm, dims, q, kt, v, mask, causal, scale, bh, qb * BR, s, out, lse);
             }
         });
+    }
+
+    /**
+     * Every key block of every kv head transposed once, up front: block (b, kh, j0) of width
+     * bc = min(BC, sk − j0) is d rows of bc keys from {@code ((b·kvHeads + kh)·sk + j0)·d}.
+     * Each query block of a head reads them all, so transposing per query block (as the scratch
+     * used to) repeated the copy sq / BR times. Exactly k's size, so it fits an int index.
+     */
+    private static float[] transposedKeyBlocks(Dims dims, HeadRows k) {
+        int kBlocks = (dims.sk() + BC - 1) / BC, d = dims.d();
+        float[] kt = new float[dims.batch() * dims.kvHeads() * dims.sk() * d];
+        Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
+            for (int item = from; item < to; item++) {
+                int bkh = item / kBlocks, j0 = (item % kBlocks) * BC, bc = Math.min(BC, dims.sk() - j0);
+                transposeRows(k, bkh / dims.kvHeads(), bkh % dims.kvHeads(), j0, bc, d, kt, keyBlock(dims, bkh, j0), bc);
+            }
+        });
+        return kt;
+    }
+
+    /** Where key block j0 of (batch·kvHeads) head bkh starts in {@link #transposedKeyBlocks}. */
+    private static int keyBlock(Dims dims, int bkh, int j0) {
+        return (bkh * dims.sk() + j0) * dims.d();
     }
 
     /** The index'th block in the order 0, n−1, 1, n−2, …. */
@@ -65,17 +90,16 @@ public final class FlashAttention {
         return (index & 1) == 0 ? index >> 1 : n - 1 - (index >> 1);
     }
 
-    /** One task's blocks: the scaled queries, a transposed key block, the scores and the row statistics. */
+    /** One task's blocks: the scaled queries, the scores and the row statistics. */
     private static final class Scratch {
-        final float[] qs, kt, s = new float[BR * BC], m = new float[BR], l = new float[BR];
+        final float[] qs, s = new float[BR * BC], m = new float[BR], l = new float[BR];
 
         Scratch(int d) {
             qs = new float[BR * d];
-            kt = new float[d * BC];
         }
     }
 
-    private static void queryBlock(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
+    private static void queryBlock(TileMath tm, Dims dims, HeadRows q, float[] kt, HeadRows v, HeadRows mask,
                                    boolean causal, float scale, int bh, int i0, Scratch t, float[] out, float[] lse) {
         int d = dims.d(), b = bh / dims.heads(), h = bh % dims.heads(), kh = h / dims.group();
         int br = Math.min(BR, dims.sq() - i0);
@@ -87,8 +111,8 @@ public final class FlashAttention {
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
         for (int j0 = 0; j0 < keyEnd; j0 += BC) {
             int bc = Math.min(BC, keyEnd - j0);
-            transposeRows(k, b, kh, j0, bc, d, t.kt);
-            tm.mulAdd(br, bc, d, t.qs, 0, d, 1, t.kt, 0, BC, s, 0, BC, false);
+            int kBlock = keyBlock(dims, b * dims.kvHeads() + kh, j0), ldk = Math.min(BC, dims.sk() - j0);
+            tm.mulAdd(br, bc, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, BC, false);
             for (int r = 0; r < br; r++) {
                 int row = r * BC, i = i0 + r;
                 if (mask != null) tm.addStrided(s, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
@@ -125,10 +149,15 @@ public final class FlashAttention {
 
     /** kt[c·BC + j] = x(b, h, j0 + j, c): a block of rows transposed so that a product can read them as B. */
     static void transposeRows(HeadRows x, int b, int h, int j0, int rows, int d, float[] kt) {
+        transposeRows(x, b, h, j0, rows, d, kt, 0, BC);
+    }
+
+    /** kt[off + c·ld + j] = x(b, h, j0 + j, c). */
+    static void transposeRows(HeadRows x, int b, int h, int j0, int rows, int d, float[] kt, int off, int ld) {
         float[] data = x.data();
         for (int j = 0; j < rows; j++) {
             int src = x.row(b, h, j0 + j);
-            for (int c = 0; c < d; c++) kt[c * BC + j] = data[src + c];
+            for (int c = 0; c < d; c++) kt[off + c * ld + j] = data[src + c];
         }
     }
 }

@@ -29,20 +29,42 @@ public final class VectorNorms {
         float epsF = (float) eps;
         Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
             float[] xd = x.data();
+            for (int r = from; r < to; r++) layerNormRow(xd, x.start(r), r, cols, w, wOff, b, bOff, epsF, y, mean, rstd);
+        });
+    }
+
+    /**
+     * Residual add and layer norm: s = x + res (rows·cols), then y, mean and rstd of s as
+     * {@link #layerNorm} computes them; each row's sum is normalised while it sits in L1.
+     */
+    public static void addLayerNorm(Rows x, Rows res, int rows, int cols, float[] w, int wOff, float[] b, int bOff, double eps,
+                                    float[] s, float[] y, float[] mean, float[] rstd) {
+        float epsF = (float) eps;
+        Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
+            float[] xd = x.data(), rd = res.data();
             for (int r = from; r < to; r++) {
-                int xs = x.start(r), ys = r * cols;
-                float mu = VectorReductions.sum(xd, xs, cols) / cols;
-                // centred row into y, then its sum of squares
-                int i = 0;
-                for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).sub(mu).intoArray(y, ys + i);
-                for (; i < cols; i++) y[ys + i] = xd[xs + i] - mu;
-                float var = VectorReductions.dot(y, ys, y, ys, cols) / cols;
-                float rs = (float) (1.0 / Math.sqrt(var + epsF));
-                mean[r] = mu;
-                rstd[r] = rs;
-                affine(y, ys, rs, w, wOff, b, bOff, cols);
+                int xs = x.start(r), rs = res.start(r), ss = r * cols, i = 0;
+                for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).add(load(rd, rs + i)).intoArray(s, ss + i);
+                for (; i < cols; i++) s[ss + i] = xd[xs + i] + rd[rs + i];
+                layerNormRow(s, ss, r, cols, w, wOff, b, bOff, epsF, y, mean, rstd);
             }
         });
+    }
+
+    /** Row r of layer norm from xd[xs, xs + cols) into y, mean[r] and rstd[r]. */
+    private static void layerNormRow(float[] xd, int xs, int r, int cols, float[] w, int wOff, float[] b, int bOff, float epsF,
+                                     float[] y, float[] mean, float[] rstd) {
+        int ys = r * cols;
+        float mu = VectorReductions.sum(xd, xs, cols) / cols;
+        // centred row into y, then its sum of squares
+        int i = 0;
+        for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).sub(mu).intoArray(y, ys + i);
+        for (; i < cols; i++) y[ys + i] = xd[xs + i] - mu;
+        float var = VectorReductions.dot(y, ys, y, ys, cols) / cols;
+        float rs = (float) (1.0 / Math.sqrt(var + epsF));
+        mean[r] = mu;
+        rstd[r] = rs;
+        affine(y, ys, rs, w, wOff, b, bOff, cols);
     }
 
     /** y (rows·cols) and rstd (rows) of RMS norm; w holds cols values from wOff, or is null. */
@@ -80,29 +102,31 @@ public final class VectorNorms {
     }
 
     /**
-     * Layer norm gradients. {@code mean} and {@code rstd} give row r's statistics at
-     * {@code start(r)} (stride = their row stride). gx is (rows·cols); gw and gb (cols) are
-     * filled when non-null.
+     * Layer norm gradients of s, for {@link #layerNorm} (gSum null) and {@link #addLayerNorm}.
+     * {@code mean} and {@code rstd} give row r's statistics at {@code start(r)} (stride = their
+     * row stride). gx is (rows·cols): layer norm's input gradient from g, plus gSum (the gradient
+     * the sum received elsewhere) when given, added while the row is in L1, so s's two gradients
+     * are never summed in a pass of their own. gw and gb (cols) are filled when non-null.
      */
-    public static void layerNormBackward(Rows g, Rows x, int rows, int cols, float[] w, int wOff,
-                                         Rows mean, Rows rstd, float[] gx, float[] gw, float[] gb) {
-        backward(g, x, rows, cols, w, wOff, mean, rstd, gx, gw, gb);
+    public static void addLayerNormBackward(Rows g, Rows gSum, Rows s, int rows, int cols, float[] w, int wOff,
+                                            Rows mean, Rows rstd, float[] gx, float[] gw, float[] gb) {
+        backward(g, s, rows, cols, w, wOff, mean, rstd, gSum, gx, gw, gb);
     }
 
-    /** RMS norm gradients: as {@link #layerNormBackward} with a zero mean and no bias. */
+    /** RMS norm gradients: as {@link #addLayerNormBackward} without gSum, with a zero mean and no bias. */
     public static void rmsNormBackward(Rows g, Rows x, int rows, int cols, float[] w, int wOff,
                                        Rows rstd, float[] gx, float[] gw) {
-        backward(g, x, rows, cols, w, wOff, null, rstd, gx, gw, null);
+        backward(g, x, rows, cols, w, wOff, null, rstd, null, gx, gw, null);
     }
 
     /**
      * Per row: xhat = (x − mean)·rstd, gxhat = g·w,
      * gx = (gxhat − [mean(gxhat)] − xhat·mean(gxhat·xhat))·rstd, the bracket only for layer norm;
-     * gw += g·xhat, gb += g. Two passes over the row ({@link #rowSums}, {@link #rowGrad}), each a
+     * gw += g·xhat, gb += g; then gx += gAdd when gAdd is given. Two passes over the row ({@link #rowSums}, {@link #rowGrad}), each a
      * method of its own so C2 compiles it whole (see {@link ElementLoops} on its node budget).
      */
     private static void backward(Rows g, Rows x, int rows, int cols, float[] w, int wOff, Rows mean, Rows rstd,
-                                 float[] gx, float[] gw, float[] gb) {
+                                 Rows gAdd, float[] gx, float[] gw, float[] gb) {
         int grain = Parallel.rowGrain(cols), chunks = Parallel.chunks(rows, grain);
         double[][] gwTotals = gw == null ? null : new double[chunks][cols];
         double[][] gbTotals = gb == null ? null : new double[chunks][cols];
@@ -115,6 +139,7 @@ public final class VectorNorms {
                 rowSums(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, gwPart, gbPart, sums);
                 float a = mean == null ? 0f : sums[0] / cols, c = sums[1] / cols;
                 rowGrad(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, a, c, gx, r * cols);
+                if (gAdd != null) addRow(gAdd.data(), gAdd.start(r), gx, r * cols, cols);
                 if ((r - from + 1) % FLUSH == 0 || r == to - 1) {
                     if (gwPart != null) flush(gwPart, gwTotals[chunk]);
                     if (gbPart != null) flush(gbPart, gbTotals[chunk]);
@@ -174,6 +199,13 @@ public final class VectorNorms {
             float xh = (xd[xs + i] - mu) * rs, gh = w == null ? gd[gs + i] : gd[gs + i] * w[wOff + i];
             gx[os + i] = (gh - a - xh * c) * rs;
         }
+    }
+
+    /** out[os, os + cols) += a[as, as + cols). */
+    private static void addRow(float[] a, int as, float[] out, int os, int cols) {
+        int i = 0;
+        for (int bd = S.loopBound(cols); i < bd; i += L) load(a, as + i).add(load(out, os + i)).intoArray(out, os + i);
+        for (; i < cols; i++) out[os + i] = a[as + i] + out[os + i];
     }
 
     private static void flush(float[] part, double[] total) {

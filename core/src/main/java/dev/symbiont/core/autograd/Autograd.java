@@ -33,6 +33,21 @@ public final class Autograd {
     }
 
     /**
+     * Records a two-output op (torch.autograd.Function returning two tensors): both outputs get
+     * a node, and backward calls {@code rule} once with the gradients of both, so an op whose
+     * second output is also consumed elsewhere (a residual stream) adds the two in its own pass.
+     */
+    public static void recordPair(String op, Tensor first, Tensor second, GradFn.PairRule rule, Tensor... inputs) {
+        if (!GradMode.isEnabled()) return;
+        boolean any = false;
+        for (Tensor t : inputs) any |= t != null && t.requiresGrad();
+        if (!any) return;
+        GradFn fn = new GradFn(op, inputs, rule);
+        first.attach(fn);
+        second.attach(new GradFn(fn, second.shape()));
+    }
+
+    /**
      * Back-propagates from {@code root}. With a null {@code gradOutput} the root must hold a
      * single element, whose gradient is 1.
      */
@@ -72,21 +87,36 @@ public final class Autograd {
         List<Object> order = topologicalOrder(rootNode);
         Map<Object, Tensor> pending = new IdentityHashMap<>();
         Map<Storage, Integer> live = new IdentityHashMap<>();
+        // Gradients of two-output ops' second outputs, keyed by the first output's node.
+        Map<GradFn, Tensor> pendingSecond = new IdentityHashMap<>();
         put(pending, live, rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
                 Object node = order.get(i);
                 Tensor grad = pending.remove(node);
-                if (grad == null) continue;
-                live.computeIfPresent(grad.storage(), (s, n) -> n == 1 ? null : n - 1);
+                if (grad != null) release(live, grad);
                 if (node instanceof Tensor leaf) {
-                    leaf.accumulateGrad(grad, grad.storage().serial() >= passStart && !live.containsKey(grad.storage()));
+                    if (grad != null) {
+                        leaf.accumulateGrad(grad, grad.storage().serial() >= passStart && !live.containsKey(grad.storage()));
+                    }
                     continue;
                 }
                 GradFn fn = (GradFn) node;
+                if (fn.firstOutput() != null) {
+                    // Ordered before its first output's node (it has an edge to it): hand the gradient on.
+                    if (grad != null) {
+                        Tensor earlier = pendingSecond.get(fn.firstOutput());
+                        if (earlier != null) release(live, earlier);
+                        put(pendingSecond, live, fn.firstOutput(), earlier == null ? grad : earlier.add(grad));
+                    }
+                    continue;
+                }
+                Tensor gradSecond = pendingSecond.remove(fn);
+                if (gradSecond != null) release(live, gradSecond);
+                if (grad == null && gradSecond == null) continue;
                 Tensor[] inputGrads;
                 try (var profile = Profiler.backward(fn.name())) {
-                    inputGrads = fn.apply(grad);
+                    inputGrads = fn.apply(grad, gradSecond);
                 }
                 for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
                     GradFn.Edge edge = fn.edge(j);
@@ -97,14 +127,19 @@ public final class Autograd {
                                 + " for input " + j + " of shape " + Arrays.toString(edge.shape()));
                     }
                     Tensor earlier = pending.get(edge.target());
-                    if (earlier != null) live.computeIfPresent(earlier.storage(), (s, n) -> n == 1 ? null : n - 1);
+                    if (earlier != null) release(live, earlier);
                     put(pending, live, edge.target(), earlier == null ? g : earlier.add(g));
                 }
             }
         }
     }
 
-    private static void put(Map<Object, Tensor> pending, Map<Storage, Integer> live, Object node, Tensor grad) {
+    /** A gradient leaves the pending maps: its storage has one holder fewer. */
+    private static void release(Map<Storage, Integer> live, Tensor grad) {
+        live.computeIfPresent(grad.storage(), (s, n) -> n == 1 ? null : n - 1);
+    }
+
+    private static <K> void put(Map<K, Tensor> pending, Map<Storage, Integer> live, K node, Tensor grad) {
         pending.put(node, grad);
         live.merge(grad.storage(), 1, Integer::sum);
     }

@@ -13,11 +13,18 @@ import dev.symbiont.core.Tensor;
 public final class GradFn {
     private final String name;
     private final Edge[] edges;
-    private final BackwardRule rule;
+    private final PairRule rule;
+    /** For the second output of a two-output op: the node of its first output, which runs the rule. */
+    private final GradFn firstOutput;
 
     GradFn(String name, Tensor[] inputs, BackwardRule rule) {
+        this(name, inputs, (g, none) -> rule.backward(g));
+    }
+
+    GradFn(String name, Tensor[] inputs, PairRule rule) {
         this.name = name;
         this.rule = rule;
+        this.firstOutput = null;
         this.edges = new Edge[inputs.length];
         for (int i = 0; i < inputs.length; i++) {
             Tensor in = inputs[i];
@@ -26,14 +33,26 @@ public final class GradFn {
         }
     }
 
+    /** The node of a two-output op's second output: its gradient goes to {@code first}'s rule. */
+    GradFn(GradFn first, int[] shape) {
+        this.name = first.name;
+        this.rule = null;
+        this.firstOutput = first;
+        this.edges = new Edge[] {new Edge(null, first, shape)};
+    }
+
     public String name() { return name; }
+
+    /** The first output's node when this is a two-output op's second output, else null. */
+    GradFn firstOutput() { return firstOutput; }
 
     /** Number of inputs the rule returns gradients for. */
     public int inputCount() { return edges.length; }
 
     Edge edge(int input) { return edges[input]; }
 
-    Tensor[] apply(Tensor gradOutput) { return rule.backward(gradOutput); }
+    /** gradSecond is the second output's gradient for a two-output op (null when it got none), else null. */
+    Tensor[] apply(Tensor gradOutput, Tensor gradSecond) { return rule.backward(gradOutput, gradSecond); }
 
     @Override
     public String toString() { return name + "Backward"; }
@@ -50,5 +69,14 @@ public final class GradFn {
     @FunctionalInterface
     public interface BackwardRule {
         Tensor[] backward(Tensor gradOutput);
+    }
+
+    /**
+     * Gradient of each input of a two-output op from the gradients of both outputs; either may be
+     * null (that output fed nothing the backward reached), not both.
+     */
+    @FunctionalInterface
+    public interface PairRule {
+        Tensor[] backward(Tensor gradFirst, Tensor gradSecond);
     }
 }

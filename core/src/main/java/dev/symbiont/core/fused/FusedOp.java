@@ -3,6 +3,7 @@ package dev.symbiont.core.fused;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.autograd.GradFn;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
@@ -73,18 +74,56 @@ public final class FusedOp<K> {
      */
     public <S> Tensor run(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                           Forward<K, S> forward, Backward<K, S> backward, Tensor... inputs) {
+        return execute(backend, flops, bytes, k -> {
+            Result<S> r = forward.apply(k);
+            return new PairResult<>(r.output(), null, r.saved());
+        }, (k, saved, g, none) -> backward.apply(k, saved, g), inputs).first();
+    }
+
+    /** What a two-output forward returns: both outputs and what its backward needs. */
+    public record PairResult<S>(Tensor first, Tensor second, S saved) {}
+
+    /** Both outputs of a two-output op, each recorded on the graph. */
+    public record Pair(Tensor first, Tensor second) {}
+
+    @FunctionalInterface
+    public interface PairForward<K, S> {
+        PairResult<S> apply(K kernels);
+    }
+
+    @FunctionalInterface
+    public interface PairBackward<K, S> {
+        /** One gradient per input from the gradients of both outputs (either may be null, not both). */
+        Tensor[] apply(K kernels, S saved, Tensor gradFirst, Tensor gradSecond);
+    }
+
+    /**
+     * Runs a two-output op, as {@link #run}; backward gets both outputs' gradients in one call
+     * ({@link Autograd#recordPair}).
+     */
+    public <S> Pair runPair(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
+                            PairForward<K, S> forward, PairBackward<K, S> backward, Tensor... inputs) {
+        return execute(backend, flops, bytes, forward, backward, inputs);
+    }
+
+    /** Both kinds of op: a forward whose second output is null records a one-output node. */
+    private <S> Pair execute(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
+                             PairForward<K, S> forward, PairBackward<K, S> backward, Tensor... inputs) {
         try (var p = Profiler.op(backend, name, category, flops, bytes)) {
             K kernels = FusedKernels.of(family, backend);
-            Result<S> r;
+            PairResult<S> r;
             try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
                 r = forward.apply(kernels);
             }
             S saved = r.saved();
-            return Autograd.record(name, r.output(), g -> {
+            GradFn.PairRule rule = (g1, g2) -> {
                 try (var f32 = Autocast.disable()) {
-                    return backward.apply(kernels, saved, g);
+                    return backward.apply(kernels, saved, g1, g2);
                 }
-            }, inputs);
+            };
+            if (r.second() == null) return new Pair(Autograd.record(name, r.first(), g -> rule.backward(g, null), inputs), null);
+            Autograd.recordPair(name, r.first(), r.second(), rule, inputs);
+            return new Pair(r.first(), r.second());
         }
     }
 

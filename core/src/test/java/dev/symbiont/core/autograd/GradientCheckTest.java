@@ -4,6 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.core.ops.Elementwise;
 import dev.symbiont.core.ops.Indexing;
 import dev.symbiont.core.ops.Losses;
@@ -150,6 +151,19 @@ class GradientCheckTest {
         check("layer_norm 2 dims", in -> in.get(0).layerNorm(new int[] {2, 3}, in.get(1), in.get(2), 1e-5),
                 randn(g, 1, 2, 2, 3), randn(g, 1, 2, 3), randn(g, 1, 2, 3));
         check("layer_norm plain", in -> in.get(0).layerNorm(new int[] {4}, null, null, 1e-5), randn(g, 1, 3, 4));
+    }
+
+    @Test
+    void addLayerNormGradientsThroughBothOutputsMatchFiniteDifferences() {
+        // The sum also feeds the result (as the residual stream does), so its gradient has two sources.
+        check("add_layer_norm", in -> {
+            Normalization.AddNorm r = Normalization.addLayerNorm(in.get(0), in.get(1), new int[] {5}, in.get(2), in.get(3), 1e-5);
+            return r.output().mul(r.sum());
+        }, randn(g, 1, 3, 5), randn(g, 1, 3, 5), randn(g, 1, 5), randn(g, 1, 5));
+        check("add_layer_norm norm only", in -> Normalization.addLayerNorm(in.get(0), in.get(1), new int[] {2, 3}, null, null, 1e-5)
+                .output(), randn(g, 1, 2, 2, 3), randn(g, 1, 2, 2, 3));
+        check("add_layer_norm sum only", in -> Normalization.addLayerNorm(in.get(0), in.get(1), new int[] {4}, null, null, 1e-5)
+                .sum().square(), randn(g, 1, 3, 4), randn(g, 1, 3, 4));
     }
 
     @Test

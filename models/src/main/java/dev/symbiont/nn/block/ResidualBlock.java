@@ -2,9 +2,11 @@ package dev.symbiont.nn.block;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.DropPath;
 import dev.symbiont.nn.Layer;
+import dev.symbiont.nn.LayerNorm;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;
 
@@ -84,8 +86,15 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
     }
 
     private Tensor compute(Tensor x, MixerContext context) {
-        Tensor h = x.add(dropped(dropPath1, sequenceMixer.forward(norm1.forward(x), context)));
-        return channelMixer == null ? h : h.add(dropped(dropPath2, channelMixer.forward(norm2.forward(h))));
+        Tensor mixed = dropped(dropPath1, sequenceMixer.forward(norm1.forward(x), context));
+        if (channelMixer == null) return x.add(mixed);
+        if (norm2 instanceof LayerNorm ln) {
+            // h = x + mixed and Norm₂(h) in one fused pass, forward and backward; the same values.
+            Normalization.AddNorm h = ln.forwardAdd(x, mixed);
+            return h.sum().add(dropped(dropPath2, channelMixer.forward(h.output())));
+        }
+        Tensor h = x.add(mixed);
+        return h.add(dropped(dropPath2, channelMixer.forward(norm2.forward(h))));
     }
 
     private static Tensor dropped(DropPath dropPath, Tensor branch) { return dropPath == null ? branch : dropPath.forward(branch); }

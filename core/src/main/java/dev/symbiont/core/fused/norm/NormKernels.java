@@ -36,6 +36,20 @@ public interface NormKernels {
     /** Gradients of layer norm for x, weight and bias (null where the input was null). */
     NormGrads layerNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd);
 
+    /**
+     * Residual add and layer norm in one pass: s = x + residual and y = layer_norm(s), rows of
+     * (rows, cols) each; weight and bias (cols) may be null. Returns s, y and s's per-row mean and
+     * 1/std (rows, 1).
+     */
+    AddNormResult addLayerNorm(Tensor x, Tensor residual, Tensor weight, Tensor bias, double eps);
+
+    /**
+     * Gradients of {@link #addLayerNorm}: the input gradient is that of s, gradSum (the
+     * gradient s receives from elsewhere, or null) plus layer norm's gradient from gradY; x and the
+     * residual both receive it. Weight and bias gradients as {@link #layerNormBackward}.
+     */
+    NormGrads addLayerNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor bias, Tensor mean, Tensor rstd);
+
     /** RMS norm of each row of x (rows, cols); weight (cols) may be null. The result's mean is null. */
     NormResult rmsNorm(Tensor x, Tensor weight, double eps);
 
@@ -71,6 +85,9 @@ public interface NormKernels {
 
     /** Batch norm's output and the channel statistics: mean, biased variance and rstd, each (C). */
     record BatchNormResult(Tensor output, Tensor mean, Tensor var, Tensor rstd) {}
+
+    /** The residual sum s = x + r, its layer norm y, and s's per-row mean and rstd (rows, 1). */
+    record AddNormResult(Tensor sum, Tensor output, Tensor mean, Tensor rstd) {}
 
     /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1) for row norms. */
     record NormResult(Tensor output, Tensor mean, Tensor rstd) {}

@@ -19,6 +19,7 @@ public final class Normalization {
     private static final FusedOp<NormKernels> SOFTMAX = FusedOp.of(NormKernels.FAMILY, "softmax", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> LOG_SOFTMAX = FusedOp.of(NormKernels.FAMILY, "log_softmax", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> LAYER_NORM = FusedOp.of(NormKernels.FAMILY, "layer_norm", OpCategory.NORMALIZATION);
+    private static final FusedOp<NormKernels> ADD_LAYER_NORM = FusedOp.of(NormKernels.FAMILY, "add_layer_norm", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> RMS_NORM = FusedOp.of(NormKernels.FAMILY, "rms_norm", OpCategory.NORMALIZATION);
 
     /** softmax along {@code dim}; the result has x's shape. */
@@ -58,6 +59,49 @@ public final class Normalization {
                 (k, stats, g) -> unflatten(k.layerNormBackward(g.reshape(rows, cols), x2, w, b, stats[0], stats[1]),
                         x, weight, bias),
                 x, weight, bias);
+    }
+
+    /** The new residual stream s = x + residual and its layer norm y = layer_norm(s), both of x's shape. */
+    public record AddNorm(Tensor sum, Tensor output) {}
+
+    /**
+     * s = x + residual and layer_norm(s) over the trailing {@code normalizedShape} dims, in one
+     * pass forward and one backward: a pre-norm block's residual add and the next norm. x and
+     * residual have the same shape (no broadcasting); weight and bias have normalizedShape or are
+     * null. Gradients reaching s from other consumers and through the norm are added in the
+     * backward's pass.
+     */
+    public static AddNorm addLayerNorm(Tensor x, Tensor residual, int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
+        String op = "add_layer_norm";
+        Checks.float32(op, x, residual, weight, bias);
+        Checks.sameBackend(op, x, residual, weight, bias);
+        if (!Arrays.equals(x.shape(), residual.shape())) {
+            throw new IllegalArgumentException(op + ": input shape " + Arrays.toString(x.shape())
+                    + " differs from residual shape " + Arrays.toString(residual.shape()));
+        }
+        int cols = trailing(op, x, normalizedShape, weight, bias);
+        int rows = x.numel() / Math.max(cols, 1);
+        // layer norm's passes and the add
+        long passes = 6 + (weight == null ? 0 : 1) + (bias == null ? 0 : 1);
+        Tensor x2 = x.detach().reshape(rows, cols), r2 = residual.detach().reshape(rows, cols);
+        Tensor w = flat(weight, cols), b = flat(bias, cols);
+        FusedOp.Pair out = ADD_LAYER_NORM.runPair(x.backend(), passes * x.numel(),
+                4 * FusedOp.bytes(x) + FusedOp.bytes(weight, bias),
+                k -> {
+                    NormKernels.AddNormResult r = k.addLayerNorm(x2, r2, w, b, eps);
+                    // The sum is an output the graph does not own; backward keeps it and the statistics.
+                    return new FusedOp.PairResult<>(r.sum().reshape(x.shape()), r.output().reshape(x.shape()),
+                            new Tensor[] {r.sum(), r.mean(), r.rstd()});
+                },
+                (k, saved, gSum, gY) -> {
+                    Tensor gs2 = gSum == null ? null : gSum.reshape(rows, cols);
+                    if (gY == null) return new Tensor[] {gSum, gSum, null, null};
+                    NormKernels.NormGrads g = k.addLayerNormBackward(gY.reshape(rows, cols), gs2, saved[0], w, b, saved[1], saved[2]);
+                    Tensor[] grads = unflatten(g, x, weight, bias);
+                    return new Tensor[] {grads[0], grads[0], grads[1], grads[2]};
+                },
+                x, residual, weight, bias);
+        return new AddNorm(out.first(), out.second());
     }
 
     /** RMS norm over the trailing {@code normalizedShape} dims; weight has that shape or is null. */

@@ -49,6 +49,20 @@ public class ReferenceNorm implements NormKernels {
     }
 
     @Override
+    public AddNormResult addLayerNorm(Tensor x, Tensor residual, Tensor weight, Tensor bias, double eps) {
+        Tensor sum = x.add(residual);
+        NormResult r = layerNorm(sum, weight, bias, eps);
+        return new AddNormResult(sum, r.output(), r.mean(), r.rstd());
+    }
+
+    @Override
+    public NormGrads addLayerNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor bias,
+                                          Tensor mean, Tensor rstd) {
+        NormGrads g = layerNormBackward(gradY, sum, weight, bias, mean, rstd);
+        return gradSum == null ? g : new NormGrads(gradSum.add(g.input()), g.weight(), g.bias());
+    }
+
+    @Override
     public NormResult rmsNorm(Tensor x, Tensor weight, double eps) {
         Tensor rstd = x.square().mean(1, true).add(eps).rsqrt();
         Tensor y = x.mul(rstd);

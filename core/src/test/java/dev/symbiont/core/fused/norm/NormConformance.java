@@ -75,6 +75,29 @@ public abstract class NormConformance extends ConformanceBase {
 
     @ParameterizedTest(name = "{0} input")
     @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void addLayerNormMatchesReferenceForBothOutputs(String layout) {
+        // Both outputs feed the result, so backward sees the gradient of the sum and of the norm.
+        assertMatchesReference("add_layer_norm " + layout, in -> {
+            Normalization.AddNorm r = Normalization.addLayerNorm(in.inLayout(layout, 5, 7, 33), in.randn(5, 7, 33),
+                    new int[] {33}, in.randn(33), in.randn(33), 1e-5);
+            return r.output().add(r.sum().mul(in.constant(5, 7, 33)));
+        }, ACCUMULATING);
+    }
+
+    @Test
+    void addLayerNormMatchesReferenceWhenOnlyOneOutputIsUsedAndWithoutParameters() {
+        assertMatchesReference("add_layer_norm norm only", in -> Normalization.addLayerNorm(in.randn(4, 13), in.permuted(4, 13),
+                new int[] {13}, in.randn(13), null, 1e-5).output(), ACCUMULATING);
+        assertMatchesReference("add_layer_norm sum only", in -> Normalization.addLayerNorm(in.randn(4, 13), in.randn(4, 13),
+                new int[] {13}, in.randn(13), in.randn(13), 1e-5).sum().square(), ACCUMULATING);
+        assertMatchesReference("add_layer_norm plain 2 dims", in -> {
+            Normalization.AddNorm r = Normalization.addLayerNorm(in.randn(3, 5, 6), in.randn(3, 5, 6), new int[] {5, 6}, null, null, 1e-5);
+            return r.output().mul(r.sum());
+        }, ACCUMULATING);
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
     void rmsNormMatchesReferenceWithAndWithoutWeight(String layout) {
         assertMatchesReference("rms_norm " + layout, in -> in.inLayout(layout, 5, 7, 33).rmsNorm(new int[] {33}, in.randn(33), 1e-6), ACCUMULATING);
         assertMatchesReference("rms_norm plain " + layout, in -> in.inLayout(layout, 5, 7, 33).rmsNorm(new int[] {7, 33}, null, 1e-6), ACCUMULATING);
