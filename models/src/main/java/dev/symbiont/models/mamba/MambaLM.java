@@ -102,9 +102,9 @@ public final class MambaLM extends CausalLM {
     }
 
     /**
-     * Logits for ids that continue the positions {@code state} holds: an empty state takes the
-     * prompt through the parallel scan, a filled one steps the recurrence; every block keeps its
-     * fixed-size state.
+     * Logits for ids that continue the positions {@code state} holds: several ids (a prompt or its
+     * next piece) go through the parallel scan from the saved state, one id after the first steps
+     * the recurrence; every block keeps its fixed-size state.
      *
      * @param ids   (batch, seq) integer token ids
      * @param state null, or a decoding state from {@link #newState}

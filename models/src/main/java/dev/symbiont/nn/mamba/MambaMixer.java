@@ -37,9 +37,10 @@ import java.util.List;
  * [10⁻³, 10⁻¹], so Δ starts in that range.
  *
  * <p>Decoding: the state ({@link State}) is the last d_conv − 1 conv inputs and the scan's h,
- * (batch, d_inner, N) — a fixed size whatever the context. An empty state runs the whole
- * input through the parallel scan and keeps its last state; a non-empty one steps the
- * recurrence one position at a time.
+ * (batch, d_inner, N) — a fixed size whatever the context. Several tokens (a prompt, or a
+ * prompt's next piece) run through the selective scan from the state's h, the convolution
+ * reading the saved inputs as its left context; a single token after the first steps the
+ * recurrence, which costs less than a scan call for one position.
  */
 public final class MambaMixer extends SequenceMixer {
     private static final double DT_MIN = 1e-3, DT_MAX = 0.1, DT_FLOOR = 1e-4;
@@ -139,7 +140,7 @@ public final class MambaMixer extends SequenceMixer {
         Tensor z = inProj.forwardRows(u, di, di).transpose(1, 2);
         Tensor padded = conv1d.pad(x, state == null ? null : state.conv);
         Tensor xc = conv1d.forwardPadded(padded).silu();                          // (batch, d_inner, L)
-        Tensor y = state == null || state.ssm == null ? scan(xc, z, state) : steps(xc, z, state);
+        Tensor y = state != null && state.ssm != null && u.size(1) == 1 ? steps(xc, z, state) : scan(xc, z, state);
         if (state != null) {
             state.conv = padded.narrow(2, padded.size(2) - (config.dConv() - 1), config.dConv() - 1).contiguous().detach();
             state.length += u.size(1);
@@ -158,11 +159,15 @@ public final class MambaMixer extends SequenceMixer {
 
     private Tensor a() { return aLog.value().exp().neg(); }
 
-    /** The whole sequence through the selective scan; keeps h_{L−1} in the state when there is one. */
+    /**
+     * The whole sequence through the selective scan from the state's h (zero when there is none
+     * or it is empty); keeps h_{L−1} in the state when there is one.
+     */
     private Tensor scan(Tensor xc, Tensor z, State state) {
         Tensor[] s = select(xc);
+        Tensor h0 = state == null ? null : state.ssm;
         Scans.ScanOutput out = Scans.selectiveScan(xc, s[0].transpose(1, 2), a(), s[1].transpose(1, 2), s[2].transpose(1, 2),
-                d.value(), z, dtProj.bias().value(), true, state != null);
+                d.value(), z, dtProj.bias().value(), true, h0, state != null);
         if (state != null) state.ssm = out.lastState().detach();
         return out.output();
     }

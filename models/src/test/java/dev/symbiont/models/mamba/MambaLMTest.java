@@ -97,6 +97,38 @@ class MambaLMTest {
     }
 
     @Test
+    void prefillInTwoPiecesGivesOnePiecesAndTokenByTokenLogitsAndFinalStates() {
+        MambaLM model = model();
+        Tensor x = ids(2, 13, 4);
+        try (var noGrad = GradMode.disabled()) {
+            DecodingState whole = model.newState(13), pieces = model.newState(13), tokens = model.newState(13);
+            float[] one = model.forward(x, whole).toFloatArray();
+            // the second piece is longer than the conv window, so it reads the saved inputs and then its own
+            float[] two = Tensor.cat(List.of(model.forward(x.narrow(1, 0, 5), pieces), model.forward(x.narrow(1, 5, 8), pieces)), 1)
+                    .toFloatArray();
+            List<Tensor> steps = new ArrayList<>();
+            for (int t = 0; t < 13; t++) steps.add(model.forward(x.narrow(1, t, 1), tokens));
+            float[] stepped = Tensor.cat(steps, 1).toFloatArray();
+            assertClose(one, two, "two pieces' logits");
+            assertClose(one, stepped, "token-by-token logits");
+            for (int i = 0; i < whole.layers(); i++) {
+                MambaMixer.State w = (MambaMixer.State) whole.layer(i), p = (MambaMixer.State) pieces.layer(i),
+                        s = (MambaMixer.State) tokens.layer(i);
+                assertClose(w.conv().toFloatArray(), p.conv().toFloatArray(), "layer " + i + " conv state, two pieces");
+                assertClose(w.ssm().toFloatArray(), p.ssm().toFloatArray(), "layer " + i + " ssm state, two pieces");
+                assertClose(w.conv().toFloatArray(), s.conv().toFloatArray(), "layer " + i + " conv state, token by token");
+                assertClose(w.ssm().toFloatArray(), s.ssm().toFloatArray(), "layer " + i + " ssm state, token by token");
+            }
+            assertEquals(13, pieces.length());
+        }
+    }
+
+    private static void assertClose(float[] expected, float[] actual, String what) {
+        assertEquals(expected.length, actual.length, what + ": length");
+        for (int i = 0; i < expected.length; i++) assertEquals(expected[i], actual[i], 1e-4, what + " " + i);
+    }
+
+    @Test
     void theDecodingStateKeepsItsSizeWhateverTheLength() {
         MambaLM model = model();
         try (var noGrad = GradMode.disabled()) {
