@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The CPU conv kernels ({@link CpuConv}) against the family's reference on the same backend at
  * the sizes of real networks, where the im2col path cuts each image into several panels and
  * switches between parallel items and parallel GEMMs: a ResNet 3×3 conv, its strided
- * downsampling conv, a 1×1 projection, ConvNeXt's 7×7 depthwise conv and Mamba's causal
+ * downsampling conv, a 1×1 projection, the late stages' 4×4 and 2×2 maps with several images
+ * in one panel (uneven last block), ConvNeXt's 7×7 depthwise conv and Mamba's causal
  * depthwise conv1d — forward and every gradient within 1e-4 — and the scalar twin against
  * the Vector-API kernels.
  */
@@ -79,7 +80,12 @@ class CpuConvTest {
             "pointwise 1x1, 3, 64, 9, 9, 32, 1, 1, 0, 1",
             "pointwise batch 1, 1, 32, 14, 14, 48, 1, 1, 0, 1",
             "convnext depthwise 7x7, 2, 64, 14, 14, 64, 7, 1, 3, 64",
-            "depthwise 3x3 stride 2, 2, 16, 13, 13, 16, 3, 2, 1, 16"})
+            "depthwise 3x3 stride 2, 2, 16, 13, 13, 16, 3, 2, 1, 16",
+            "4x4 maps stride 2 (images batched), 13, 8, 8, 8, 16, 3, 2, 1, 1",
+            "2x2 maps stride 2 (images batched), 14, 12, 4, 4, 24, 3, 2, 1, 1",
+            "4x4 maps stride 1 (images batched), 11, 16, 4, 4, 16, 3, 1, 1, 1",
+            "grouped 2x2 maps (images batched), 9, 16, 3, 3, 16, 3, 2, 1, 4",
+            "downsample 1x1 stride 2 to 4x4 (images batched), 10, 8, 7, 7, 16, 1, 2, 0, 1"})
     void conv2dMatchesTheReferenceAtNetworkSizes(String name, int n, int c, int h, int w, int o, int k, int s, int p, int g) {
         assertClose(name, run(CPU, true, n, c, h, w, o, k, s, p, g, false), run(CPU, false, n, c, h, w, o, k, s, p, g, false));
     }

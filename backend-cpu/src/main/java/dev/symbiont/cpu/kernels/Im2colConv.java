@@ -14,6 +14,8 @@ import dev.symbiont.cpu.gemm.Gemm;
  * with K = C/G·kh·kw and each panel (K × tile) sized to half the L2 (PANEL_FLOATS), so
  * no buffer ever holds the whole (K × N·outH·outW) matrix. A 1×1, stride-1, unpadded convolution
  * skips the panel: the GEMM reads the image itself, and writes the input gradient straight into dx.
+ * Small maps (fewer than {@link ImageBatchConv#SHORT_COLUMNS} outputs per image) put several
+ * images side by side in one panel instead ({@link ImageBatchConv}).
  *
  * <p>Parallel over (image, group, tile) with each GEMM on one thread when there are at least as
  * many work items as cores, else one item after another with the GEMM itself parallel. The
@@ -26,10 +28,12 @@ public final class Im2colConv {
 
     private final Gemm gemm;
     private final TileMath math;
+    private final ImageBatchConv imageBatch;
 
     public Im2colConv(Gemm gemm, TileMath math) {
         this.gemm = gemm;
         this.math = math;
+        this.imageBatch = new ImageBatchConv(this, math);
     }
 
     /**
@@ -40,6 +44,11 @@ public final class Im2colConv {
      * @param bias   null or (O) consecutive
      */
     public void forward(Rows x, Rows weight, Rows bias, ConvGeometry g, float[] out) {
+        int images = ImageBatchConv.imagesPerPanel(g);
+        if (images > 1) {
+            imageBatch.forward(x, weight, bias, g, images, out);
+            return;
+        }
         boolean pointwise = g.pointwise();
         int tileRows = pointwise ? g.outH() : tileRows(g), tiles = (g.outH() + tileRows - 1) / tileRows;
         int groups = g.groups(), og = g.groupOutChannels(), k = g.patchSize(), pixels = g.outPixels();
@@ -86,6 +95,11 @@ public final class Im2colConv {
         int grain = across ? 1 : items, chunks = Parallel.chunks(items, grain);
         float[][] dwParts = new float[chunks][], dbParts = new float[chunks][];
         float[] wT = dx == null ? null : transpose(weight, o, k);                 // (K, O)
+        int images = ImageBatchConv.imagesPerPanel(g);
+        if (images > 1) {
+            imageBatch.backward(grad, x, g, images, wT, dx, dw, db);
+            return;
+        }
         ConvTaps rows = DepthwiseConv.rowTaps(g), cols = DepthwiseConv.colTaps(g);
         int planeIn = g.inH() * g.inW();
         Parallel.forChunks(items, grain, (chunk, from, to) -> {
@@ -151,7 +165,7 @@ public final class Im2colConv {
     }
 
     /** dw[(g·og + o)·K + p] += dwT[g·K·og + p·og + o]: one group's (K × og) block back to (og × K) rows. */
-    private static void addTransposed(float[] dwT, int groups, int k, int og, float[] dw) {
+    static void addTransposed(float[] dwT, int groups, int k, int og, float[] dw) {
         for (int gi = 0; gi < groups; gi++) {
             for (int p = 0; p < k; p++) {
                 int src = gi * k * og + p * og;
@@ -167,7 +181,7 @@ public final class Im2colConv {
     }
 
     /** C = A·B on this thread ({@code parallel} false: the caller already runs one item per core) or across the pool. */
-    private void mul(boolean parallel, int m, int n, int k, float[] a, int aOff, int ars, int acs,
+    void mul(boolean parallel, int m, int n, int k, float[] a, int aOff, int ars, int acs,
                      float[] b, int bOff, int brs, int bcs, float[] c, int cOff, int ldc) {
         if (parallel) {
             gemm.sgemm(m, n, k, a, aOff, ars, acs, b, bOff, brs, bcs, c, cOff, ldc);

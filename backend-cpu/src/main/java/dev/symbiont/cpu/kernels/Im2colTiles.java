@@ -22,13 +22,24 @@ public final class Im2colTiles {
      * @param rowBase x's row of (image n, first channel of the group, h = 0): (n·C + g·C/G)·H
      */
     public static void im2col(Rows x, int rowBase, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1, float[] panel) {
-        int ow = g.outW(), lt = (oh1 - oh0) * ow, sw = g.strideW();
+        im2col(x, rowBase, g, rows, cols, oh0, oh1, panel, 0, (oh1 - oh0) * g.outW());
+    }
+
+    /**
+     * As {@link #im2col(Rows, int, ConvGeometry, ConvTaps, ConvTaps, int, int, float[])} into the
+     * columns [off, off + (oh1 − oh0)·outW) of a wider panel whose rows are {@code ld} apart: several
+     * images side by side in one panel.
+     */
+    public static void im2col(Rows x, int rowBase, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1,
+                              float[] panel, int off, int ld) {
+        int ow = g.outW(), sw = g.strideW();
         float[] xd = x.data();
-        int dst = 0;
+        int rowStart = off;
         for (int c = 0; c < g.groupInChannels(); c++) {
             for (int i = 0; i < g.kernelH(); i++) {
-                for (int j = 0; j < g.kernelW(); j++) {
+                for (int j = 0; j < g.kernelW(); j++, rowStart += ld) {
                     int lo = cols.lo()[j], hi = cols.hi()[j], first = cols.first()[j];
+                    int dst = rowStart;
                     for (int oh = oh0; oh < oh1; oh++, dst += ow) {
                         if (oh < rows.lo()[i] || oh >= rows.hi()[i]) {
                             Arrays.fill(panel, dst, dst + ow, 0f);
@@ -47,7 +58,7 @@ public final class Im2colTiles {
                 }
             }
         }
-        assert dst == g.patchSize() * lt;
+        assert rowStart == off + g.patchSize() * ld;
     }
 
     /**
@@ -58,12 +69,19 @@ public final class Im2colTiles {
      */
     public static void col2im(float[] panel, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1,
                               float[] dx, int dxBase, TileMath math) {
+        col2im(panel, 0, (oh1 - oh0) * g.outW(), g, rows, cols, oh0, oh1, dx, dxBase, math);
+    }
+
+    /** As {@link #col2im(float[], ConvGeometry, ConvTaps, ConvTaps, int, int, float[], int, TileMath)} from columns off… of a panel whose rows are {@code ld} apart. */
+    public static void col2im(float[] panel, int off, int ld, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1,
+                              float[] dx, int dxBase, TileMath math) {
         int ow = g.outW(), sw = g.strideW(), w = g.inW();
-        int src = 0;
+        int rowStart = off;
         for (int c = 0; c < g.groupInChannels(); c++) {
             for (int i = 0; i < g.kernelH(); i++) {
-                for (int j = 0; j < g.kernelW(); j++) {
+                for (int j = 0; j < g.kernelW(); j++, rowStart += ld) {
                     int lo = cols.lo()[j], hi = cols.hi()[j], first = cols.first()[j];
+                    int src = rowStart;
                     for (int oh = oh0; oh < oh1; oh++, src += ow) {
                         if (oh < rows.lo()[i] || oh >= rows.hi()[i]) continue;
                         int h = rows.first()[i] + oh * g.strideH();
