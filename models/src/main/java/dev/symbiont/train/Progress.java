@@ -15,14 +15,14 @@ import java.util.Map;
  * or when the optional progressbar library is not on the class path.
  */
 interface Progress extends AutoCloseable {
-    /** One snapshot: the step just finished and its numbers. */
     /**
-     * auxLoss: the auxiliary loss added to the training loss (an MoE router's), null when there is none;
-     * headline: the model's headline metrics ({@code max_load}), shown after it; unit: what
-     * tokensPerSecond counts ("tok", "img").
+     * One snapshot: the step just finished and its numbers. auxLoss: the auxiliary loss added to
+     * the training loss (an MoE router's), null when there is none; headline: the model's headline
+     * metrics ({@code max_load}), shown after it; unit: what tokensPerSecond counts ("tok", "img");
+     * timeLeftNanos: what the time limit leaves ({@link Long#MAX_VALUE} without one).
      */
     record Snapshot(long step, long maxSteps, double loss, Double auxLoss, Map<String, Double> headline, double lr,
-                    double tokensPerSecond, long elapsedNanos, String unit) {
+                    double tokensPerSecond, long elapsedNanos, String unit, long timeLeftNanos) {
         String numbers() {
             StringBuilder model = new StringBuilder();
             headline.forEach((name, v) -> model.append(String.format(Locale.ROOT, " %s %.3f", name, v)));
@@ -30,10 +30,12 @@ interface Progress extends AutoCloseable {
                     model, lr, tokensPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", tokensPerSecond) : "-", unit);
         }
 
-        /** Remaining time at the average pace so far. */
+        /** Remaining time at the average pace so far, or what the time limit leaves when that is sooner. */
         Duration eta(long startStep) {
             long done = step - startStep;
-            return done <= 0 ? Duration.ZERO : Duration.ofNanos((long) ((double) elapsedNanos / done * (maxSteps - step)));
+            if (done <= 0) return Duration.ZERO;
+            double bySteps = (double) elapsedNanos / done * (maxSteps - step);
+            return Duration.ofNanos((long) Math.min(bySteps, timeLeftNanos));
         }
     }
 

@@ -34,6 +34,9 @@ final class ScheduleClock {
     /** Nanoseconds since the clock started. */
     long elapsedNanos() { return nanoTime.getAsLong() - startNanos; }
 
+    /** Nanoseconds the time limit leaves, {@link Long#MAX_VALUE} without one. */
+    long remainingNanos() { return limitNanos == 0 ? Long.MAX_VALUE : Math.max(0, limitNanos - elapsedNanos()); }
+
     /** Whether the run has used its time limit (never without one). */
     boolean timeUp() { return limitNanos > 0 && elapsedNanos() >= limitNanos; }
 

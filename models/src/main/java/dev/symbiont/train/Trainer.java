@@ -149,7 +149,7 @@ public final class Trainer<B> {
                     Double auxWindow = auxiliaryLoss == null ? null : windowAux / windowSteps;
                     double tokensPerSecond = windowTokens / seconds;
                     progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, modelMetrics.headline(), lr,
-                            tokensPerSecond, clock.elapsedNanos(), throughputUnit));
+                            tokensPerSecond, clock.elapsedNanos(), throughputUnit, clock.remainingNanos()));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));

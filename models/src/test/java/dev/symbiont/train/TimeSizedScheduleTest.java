@@ -103,6 +103,24 @@ class TimeSizedScheduleTest {
                 (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y())).throughputUnit("img/s"));
     }
 
+    @Test
+    void should_count_the_eta_down_to_the_time_limit_when_that_comes_first() throws Exception {
+        AtomicLong now = new AtomicLong();
+        Sequential m = TrainerTest.model(1);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        // One second a step, 1,000 steps planned, 30 s allowed: after 10 steps the steps say 16m30s, the clock 20 s.
+        TrainerConfig config = TrainerConfig.steps(1000).withLogEvery(10).withTimeLimit(Duration.ofSeconds(30))
+                .withProgress(TrainerConfig.ProgressMode.LOG, new PrintStream(log, true, StandardCharsets.UTF_8));
+        Trainer.builder(m, TrainerTest.optimizer(m), TrainerTest.loader(256, 3, 0), (RegressionBatch b) -> {
+                    now.addAndGet(SECOND);
+                    return Losses.mse(m.forward(b.x()), b.y());
+                })
+                .config(config).clock(now::get).build().fit();
+        String out = log.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains("step 10/1000 ") && out.contains("eta 0m20s"), out);
+        assertFalse(out.contains("eta 16m"), out);
+    }
+
     /** The loss of every step of a seeded run whose forward advances the fake clock by {@code tick}. */
     private List<Double> losses(TrainerConfig config, AtomicLong now, long tick) throws Exception {
         Sequential m = TrainerTest.model(1);
