@@ -87,6 +87,11 @@ public final class Im2colConv {
      * @param grad gradOut as (N·O, outH·outW) rows
      */
     public void backward(Rows grad, Rows x, Rows weight, ConvGeometry g, float[] dx, float[] dw, float[] db) {
+        int images = ImageBatchConv.imagesPerPanel(g);
+        if (images > 1) {
+            imageBatch.backward(grad, x, g, images, dx == null ? null : transpose(weight, g.outChannels(), g.patchSize()), dx, dw, db);
+            return;
+        }
         boolean pointwise = g.pointwise();
         int tileRows = pointwise ? g.outH() : tileRows(g), tiles = (g.outH() + tileRows - 1) / tileRows;
         int groups = g.groups(), og = g.groupOutChannels(), cg = g.groupInChannels(), k = g.patchSize();
@@ -95,11 +100,6 @@ public final class Im2colConv {
         int grain = across ? 1 : items, chunks = Parallel.chunks(items, grain);
         float[][] dwParts = new float[chunks][], dbParts = new float[chunks][];
         float[] wT = dx == null ? null : transpose(weight, o, k);                 // (K, O)
-        int images = ImageBatchConv.imagesPerPanel(g);
-        if (images > 1) {
-            imageBatch.backward(grad, x, g, images, wT, dx, dw, db);
-            return;
-        }
         ConvTaps rows = DepthwiseConv.rowTaps(g), cols = DepthwiseConv.colTaps(g);
         int planeIn = g.inH() * g.inW();
         Parallel.forChunks(items, grain, (chunk, from, to) -> {
@@ -148,8 +148,13 @@ public final class Im2colConv {
             dwParts[chunk] = dwT;
             dbParts[chunk] = dbAcc;
         });
-        for (int c = 0; c < chunks; c++) {
-            if (dw != null) addTransposed(dwParts[c], groups, k, og, dw);
+        addChunkParts(dwParts, dbParts, g, dw, db);
+    }
+
+    /** Adds the chunks' weight (dW_gᵀ blocks) and bias gradients in chunk order, so the sums do not depend on scheduling. */
+    void addChunkParts(float[][] dwParts, float[][] dbParts, ConvGeometry g, float[] dw, float[] db) {
+        for (int c = 0; c < dwParts.length; c++) {
+            if (dw != null) addTransposed(dwParts[c], g.groups(), g.patchSize(), g.groupOutChannels(), dw);
             if (db != null) math.addStrided(db, 0, dbParts[c], 0, 1, db.length);
         }
     }
@@ -165,7 +170,7 @@ public final class Im2colConv {
     }
 
     /** dw[(g·og + o)·K + p] += dwT[g·K·og + p·og + o]: one group's (K × og) block back to (og × K) rows. */
-    static void addTransposed(float[] dwT, int groups, int k, int og, float[] dw) {
+    private static void addTransposed(float[] dwT, int groups, int k, int og, float[] dw) {
         for (int gi = 0; gi < groups; gi++) {
             for (int p = 0; p < k; p++) {
                 int src = gi * k * og + p * og;

@@ -121,9 +121,6 @@ final class ImageBatchConv {
             dwParts[chunk] = dwT;
             dbParts[chunk] = dbAcc;
         });
-        for (int c = 0; c < chunks; c++) {
-            if (dw != null) Im2colConv.addTransposed(dwParts[c], groups, k, og, dw);
-            if (db != null) math.addStrided(db, 0, dbParts[c], 0, 1, db.length);
-        }
+        conv.addChunkParts(dwParts, dbParts, g, dw, db);
     }
 }
