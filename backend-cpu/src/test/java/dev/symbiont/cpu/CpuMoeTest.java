@@ -98,6 +98,8 @@ class CpuMoeTest {
     void largeGroupsRunEachGemmAcrossItsTilesAndStillMatch() {
         assertMatches("one expert, 601 tokens", Routing.RANDOM, 1, 1, 601, 64, 160, MoeKernels.DROPLESS);
         assertMatches("two experts, 601 tokens", Routing.RANDOM, 2, 2, 601, 64, 160, MoeKernels.DROPLESS);
+        assertMatches("three experts, 401 tokens, hidden wider than a column tile", Routing.RANDOM, 3, 2, 401, 24,
+                dev.symbiont.cpu.gemm.GemmTiles.COLS + 20, MoeKernels.DROPLESS);
     }
 
     /**

@@ -6,14 +6,13 @@ import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.GroupedGrads;
 import dev.symbiont.cpu.CpuThreads;
 import dev.symbiont.cpu.gemm.Gemm;
+import dev.symbiont.cpu.gemm.GemmTiles;
 import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntConsumer;
-import java.util.stream.IntStream;
 
 /**
  * The grouped expert GEMM of the moe family on the CPU: each group of rows times its expert's
@@ -22,16 +21,33 @@ import java.util.stream.IntStream;
  * is written in the weight's own layout: a transposed weight (a Linear's (out, in) weight seen
  * as (in, out)) gets dWᵀ = gᵀ·x computed straight into (out, in) rows, so it reaches the
  * Linear's parameter without a transposing copy.
+ *
+ * <p>On the vector GEMM the whole call is one parallel computation over (expert, row tile,
+ * column tile) work items ({@link GemmTiles}) — backward's input and weight gradients of every
+ * expert together — taken largest first by the pool's threads, none of which forks or waits on
+ * another: a small expert is one item, a large one many. Each item writes its own block of C
+ * in the GEMM's fixed summation order, so results do not depend on the schedule. On another
+ * GEMM (EJML) each expert's product is one item.
  */
 final class CpuGroupedGemm {
     static final String OP = "grouped_matmul";
+    /** Multiply-adds below which the items run on the calling thread (the vector GEMM's own threshold, 144³). */
+    private static final long SEQUENTIAL_WORK = 144L * 144 * 144;
 
     private final CpuTensors io;
     private final Gemm gemm;
+    private final boolean tiled;
 
     CpuGroupedGemm(CpuTensors io, Gemm gemm) {
+        this(io, gemm, GemmTiles.supports(gemm));
+    }
+
+    /** {@code tiled}: tiles as work items (needs the vector GEMM), or one item per expert's GEMM. */
+    CpuGroupedGemm(CpuTensors io, Gemm gemm, boolean tiled) {
+        if (tiled && !GemmTiles.supports(gemm)) throw new IllegalArgumentException(OP + ": tiles need the vector GEMM, not " + gemm.path());
         this.io = io;
         this.gemm = gemm;
+        this.tiled = tiled;
     }
 
     /** One expert's (in, out) weight as an array, an offset and two strides. */
@@ -52,11 +68,14 @@ final class CpuGroupedGemm {
         HeapStorage result = io.newFloats(rows * out);
         float[] c = result.floats();
         long[] offsets = offsets(sizes);
-        forEachGroup(sizes, e -> {
+        Work work = new Work();
+        for (int e = 0; e < sizes.length; e++) {
             int n = (int) sizes[e], off = (int) offsets[e];
-            gemm.sgemm(n, out, in, a.data(), a.start(off), a.stride(), 1,
+            if (n == 0) continue;
+            work.sgemm(n, out, in, a.data(), a.start(off), a.stride(), 1,
                     w[e].data, w[e].offset, w[e].rowStride, w[e].colStride, c, off * out, out);
-        });
+        }
+        work.run();
         return Tensor.of(result, rows, out);
     }
 
@@ -69,26 +88,27 @@ final class CpuGroupedGemm {
         float[] dxs = dx.floats();
         HeapStorage[] dw = new HeapStorage[experts];
         boolean[] transposed = new boolean[experts];
+        long[] offsets = offsets(sizes);
+        Work work = new Work();
         for (int e = 0; e < experts; e++) {
             dw[e] = io.newFloats(in * out); // zeros: an empty group's gradient
             transposed[e] = w[e].transposedRows(in);
-        }
-        long[] offsets = offsets(sizes);
-        forEachGroup(sizes, e -> {
             int n = (int) sizes[e], off = (int) offsets[e];
+            if (n == 0) continue;
             // dx_e = g_e · W_eᵀ: W_eᵀ's (j, p) is W_e's (p, j), read through swapped strides.
-            gemm.sgemm(n, in, out, g.data(), g.start(off), g.stride(), 1,
+            work.sgemm(n, in, out, g.data(), g.start(off), g.stride(), 1,
                     w[e].data, w[e].offset, w[e].colStride, w[e].rowStride, dxs, off * in, in);
             if (transposed[e]) {
                 // dW_eᵀ = g_eᵀ · x_e, (out, in) rows like the weight's: gᵀ's (j, r) is g's (off + r, j).
-                gemm.sgemm(out, in, n, g.data(), g.start(off), 1, g.stride(),
+                work.sgemm(out, in, n, g.data(), g.start(off), 1, g.stride(),
                         a.data(), a.start(off), a.stride(), 1, dw[e].floats(), 0, in);
             } else {
                 // dW_e = x_eᵀ · g_e: x_eᵀ's (p, r) is x's (off + r, p).
-                gemm.sgemm(in, out, n, a.data(), a.start(off), 1, a.stride(),
+                work.sgemm(in, out, n, a.data(), a.start(off), 1, a.stride(),
                         g.data(), g.start(off), g.stride(), 1, dw[e].floats(), 0, out);
             }
-        });
+        }
+        work.run();
         List<Tensor> grads = new ArrayList<>(experts);
         for (int e = 0; e < experts; e++) {
             grads.add(transposed[e] ? Tensor.of(dw[e], out, in).transpose(0, 1) : Tensor.of(dw[e], in, out));
@@ -103,23 +123,50 @@ final class CpuGroupedGemm {
     }
 
     /**
-     * Runs {@code body} for every non-empty group as one parallel computation: the groups are
-     * work items, largest first, which each of the pool's threads takes one after another; a
-     * large group's GEMM forks its tiles into the same pool, so a thread that runs out of groups
-     * steals tiles of the others' instead of waiting at a barrier after every expert.
-     * Each group writes only its own rows and gradient, so the result does not depend on the order.
+     * The GEMMs of one grouped call as the items of one parallel computation: largest first,
+     * each of the pool's threads taking the next as it finishes one. Each item writes only its
+     * own block of one output, so the result does not depend on the order.
      */
-    private static void forEachGroup(long[] sizes, IntConsumer body) {
-        Integer[] order = IntStream.range(0, sizes.length).filter(e -> sizes[e] > 0).boxed()
-                .sorted((x, y) -> Long.compare(sizes[y], sizes[x])).toArray(Integer[]::new);
-        if (order.length == 1) {
-            body.accept(order[0]);
-            return;
+    private final class Work {
+        private final List<Runnable> items = new ArrayList<>();
+        private final List<Long> sizes = new ArrayList<>();
+
+        /** C (m × n) = A (m × k) · B (k × n), operands as in {@link Gemm#sgemm}: its tiles, or one item. */
+        void sgemm(int m, int n, int k, float[] a, int aOff, int aRs, int aCs, float[] b, int bOff, int bRs, int bCs,
+                   float[] c, int cOff, int ldc) {
+            if (!tiled) {
+                add((long) m * n * k, () -> gemm.sgemm(m, n, k, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, ldc));
+                return;
+            }
+            GemmTiles tiles = GemmTiles.of(m, n, k, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, ldc);
+            for (int t = 0; t < tiles.count(); t++) {
+                int tile = t;
+                add(tiles.work(t), () -> tiles.run(tile));
+            }
         }
-        AtomicInteger next = new AtomicInteger();
-        Parallel.forRange(Math.min(order.length, CpuThreads.parallelism()), 1, (from, to) -> {
-            for (int i = next.getAndIncrement(); i < order.length; i = next.getAndIncrement()) body.accept(order[i]);
-        });
+
+        private void add(long work, Runnable item) {
+            items.add(item);
+            sizes.add(work);
+        }
+
+        void run() {
+            Integer[] order = new Integer[items.size()];
+            long total = 0;
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+                total += sizes.get(i);
+            }
+            java.util.Arrays.sort(order, (x, y) -> Long.compare(sizes.get(y), sizes.get(x))); // stable: ties keep expert order
+            if (order.length <= 1 || total < SEQUENTIAL_WORK) {
+                for (Integer i : order) items.get(i).run();
+                return;
+            }
+            AtomicInteger next = new AtomicInteger();
+            Parallel.forRange(Math.min(order.length, CpuThreads.parallelism()), 1, (from, to) -> {
+                for (int i = next.getAndIncrement(); i < order.length; i = next.getAndIncrement()) items.get(order[i]).run();
+            });
+        }
     }
 
     static long[] offsets(long[] sizes) {

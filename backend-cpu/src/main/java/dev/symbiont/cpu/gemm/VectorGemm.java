@@ -167,7 +167,7 @@ public final class VectorGemm implements Gemm {
      * C[r0:r1, c0:c1] on the calling thread, with its own packed A and B. Never joins, so the
      * thread-local scratch cannot be re-entered by a stolen task.
      */
-    private static void rectangle(Problem pr, int r0, int r1, int c0, int c1) {
+    static void rectangle(Problem pr, int r0, int r1, int c0, int c1) {
         Scratch s = SCRATCH.get();
         int width = c1 - c0;
         float[] bBuf = s.b(Math.min(KC, pr.k) * roundUp(Math.min(NC, width), NR));
@@ -336,7 +336,7 @@ public final class VectorGemm implements Gemm {
 
     // ---------------------------------------------------------------- plumbing
 
-    private record Problem(int m, int n, int k,
+    record Problem(int m, int n, int k,
                            float[] a, int aOff, int aRs, int aCs,
                            float[] b, int bOff, int bRs, int bCs,
                            float[] c, int cOff, int ldc,

@@ -1,0 +1,79 @@
+package dev.symbiont.cpu.gemm;
+
+/**
+ * One product C = A·B of the vector GEMM cut into tiles of C that a caller schedules itself:
+ * {@link #ROWS} × {@link #COLS} blocks, each computed on the calling thread by the GEMM's own
+ * blocked loop (pack a KC × NC block of B into micro-panels, pack MC × KC blocks of A, run the
+ * micro-kernel over them) without forking or joining. A grouped GEMM makes the tiles of all its
+ * experts the work items of one parallel computation, so a small expert does not leave a core
+ * idle and a large one is split.
+ *
+ * <p>Tile edges fall on micro-tile multiples (ROWS of MR, COLS of NR), so every element of C is
+ * summed in the order {@link VectorGemm#sgemm} sums it: the result depends neither on which
+ * thread runs a tile nor on the order of the tiles.
+ */
+public final class GemmTiles {
+    /** Rows of C per tile: two A blocks, so a tile packs its B block once for 256 rows. */
+    public static final int ROWS = 2 * VectorGemm.MC;
+    /** Columns of C per tile: one B block. */
+    public static final int COLS = VectorGemm.NC;
+
+    private final VectorGemm.Problem pr;
+    private final int rowTiles, colTiles;
+
+    private GemmTiles(VectorGemm.Problem pr) {
+        this.pr = pr;
+        boolean empty = pr.trivial(); // writes C when k = 0
+        this.rowTiles = empty ? 0 : ceilDiv(pr.m(), ROWS);
+        this.colTiles = empty ? 0 : ceilDiv(pr.n(), COLS);
+    }
+
+    /** Whether {@code gemm} is the vector GEMM, whose tiles this class computes. */
+    public static boolean supports(Gemm gemm) {
+        return gemm instanceof VectorGemm;
+    }
+
+    /**
+     * The tiles of C (m × n, row stride ldc) = A (m × k) · B (k × n), operands as in
+     * {@link Gemm#sgemm}; checked here, before any tile runs. When k = 0, C is zeroed now and
+     * there are no tiles.
+     *
+     * @throws IndexOutOfBoundsException when an operand reaches outside its array
+     */
+    public static GemmTiles of(int m, int n, int k,
+                               float[] a, int aOff, int aRowStride, int aColStride,
+                               float[] b, int bOff, int bRowStride, int bColStride,
+                               float[] c, int cOff, int ldc) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        return new GemmTiles(new VectorGemm.Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride,
+                c, cOff, ldc, null, 0, null, 0));
+    }
+
+    /** How many tiles there are; tile t is row tile t / colTiles, column tile t % colTiles. */
+    public int count() {
+        return rowTiles * colTiles;
+    }
+
+    /** The multiply-adds of tile t, for scheduling the largest first. */
+    public long work(int t) {
+        int[] r = bounds(t);
+        return (long) (r[1] - r[0]) * (r[3] - r[2]) * pr.k();
+    }
+
+    /** Computes tile t of C on the calling thread. */
+    public void run(int t) {
+        int[] r = bounds(t);
+        VectorGemm.rectangle(pr, r[0], r[1], r[2], r[3]);
+    }
+
+    /** {r0, r1, c0, c1} of tile t. */
+    private int[] bounds(int t) {
+        if (t < 0 || t >= count()) throw new IndexOutOfBoundsException("GemmTiles: tile " + t + " of " + count());
+        int i = t / colTiles, j = t % colTiles;
+        return new int[] {i * ROWS, Math.min(pr.m(), (i + 1) * ROWS), j * COLS, Math.min(pr.n(), (j + 1) * COLS)};
+    }
+
+    private static int ceilDiv(int x, int y) {
+        return (x + y - 1) / y;
+    }
+}
