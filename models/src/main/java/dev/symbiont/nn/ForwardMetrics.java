@@ -20,13 +20,16 @@ public record ForwardMetrics(Map<String, Double> values, Map<String, Double> hea
     /** The metrics of {@code model}'s modules; both maps are empty when none reports any. */
     public static ForwardMetrics of(Module model) {
         Map<String, Double> values = new LinkedHashMap<>(), headline = new LinkedHashMap<>();
-        model.namedModules().forEach((name, m) -> {
-            if (!(m instanceof ReportsMetrics r)) return;
-            Map<String, Double> own = r.lastMetrics();
-            own.forEach((key, v) -> values.put(name.isEmpty() ? key : name + "." + key, v));
-            for (String key : r.headline()) {
-                Double v = own.get(key);
-                if (v != null) headline.merge(key, v, Math::max);
+        model.namedModules().forEach((name, module) -> {
+            // A wrapper (Checkpointed) shares its name with the module it wraps, which may be the one reporting.
+            for (Module m = module; m != null; m = m.children().get("")) {
+                if (!(m instanceof ReportsMetrics r)) continue;
+                Map<String, Double> own = r.lastMetrics();
+                own.forEach((key, v) -> values.put(name.isEmpty() ? key : name + "." + key, v));
+                for (String key : r.headline()) {
+                    Double v = own.get(key);
+                    if (v != null) headline.merge(key, v, Math::max);
+                }
             }
         });
         return new ForwardMetrics(values, headline);

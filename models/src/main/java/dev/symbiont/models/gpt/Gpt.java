@@ -130,8 +130,8 @@ public final class Gpt extends CausalLM {
     /**
      * The MoE layers' auxiliary losses from the last forward, weighted by their coefficients
      * (load balancing and router z-loss): a scalar with autograd history to the routers, or
-     * null for a dense model. Under activation checkpointing the forward runs without
-     * gradients, so the losses have no history then (see docs/decisions.md).
+     * null for a dense model. Under activation checkpointing it has the same value and sends the
+     * same gradients: they reach the routers through each block's rerun ({@code Checkpoint.sideOutputs}).
      */
     @Override
     public Tensor auxiliaryLoss() {

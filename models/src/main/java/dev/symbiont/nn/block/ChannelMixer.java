@@ -20,9 +20,9 @@ import java.util.List;
  * that owns the stack sums those of its blocks' channel mixers into its loss with its own
  * coefficients ({@code RouterLosses.total}, {@code Gpt.auxiliaryLoss()}), which a trainer adds
  * to the task loss ({@code Trainer.Builder.auxiliaryLoss}). Under activation
- * checkpointing the first forward runs without gradients, so those losses have no history
- * (an open point, see docs/decisions.md). Dense mixers have none, so this class declares no
- * method for them.
+ * checkpointing they are the segment's side outputs ({@code Checkpoint.sideOutputs}), whose
+ * gradients reach the router through backward's rerun. Dense mixers have none, so this class
+ * declares no method for them.
  */
 public abstract class ChannelMixer extends Layer {
     /** x: (..., dModel) → (..., dModel), each position independently. */

@@ -4,6 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
+import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.ModuleList;
 import dev.symbiont.nn.ReportsMetrics;
@@ -33,7 +34,10 @@ import java.util.function.Function;
  * {@code shared_experts.{s}.w1.weight} and so on.
  *
  * <p>Each forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}, which
- * {@link #lastMetrics()} reports as numbers for a trainer's metrics.
+ * {@link #lastMetrics()} reports as numbers for a trainer's metrics. Under activation
+ * checkpointing the losses are the segment's side outputs ({@link Checkpoint#sideOutputs}): their
+ * gradients reach the router through backward's rerun, which leaves {@code lastAux} as the
+ * forward left it.
  */
 public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics {
     private final MoeConfig config;
@@ -75,8 +79,11 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
         Tensor h = Moe.groupedMatmul(p.rows(), weights(ex -> ex.w1), sizes).silu()
                 .mul(Moe.groupedMatmul(p.rows(), weights(ex -> ex.w3), sizes));
         Tensor y = Moe.combine(Moe.groupedMatmul(h, weights(ex -> ex.w2), sizes), r.weights(), p.permutation());
-        lastAux = new Aux(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits()),
-                RouterLosses.expertLoad(r.expertIds(), e), tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k));
+        Tensor load = RouterLosses.expertLoad(r.expertIds(), e);
+        double dropped = tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k);
+        // Under activation checkpointing the losses reach the rerun's router, and its rerun leaves lastAux alone.
+        Checkpoint.sideOutputs(List.of(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits())),
+                losses -> lastAux = new Aux(losses.get(0), losses.get(1), load, dropped));
         if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
         return y.reshape(shape);
     }
