@@ -113,8 +113,9 @@ public final class Trainer<B> {
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
         // A fresh run starts a fresh metrics file; a resumed one drops the rows logged after its checkpoint.
-        try (MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step);
-             Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps())) {
+        // A resumed CSV whose columns differ (written before the model's metrics were logged) is widened, with a note.
+        try (Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps());
+             MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
             while (step < config.maxSteps()) {
                 double loss = 0, aux = 0;

@@ -34,6 +34,29 @@ class MetricsWriterTest {
     }
 
     @Test
+    void should_widen_the_header_of_a_csv_a_resumed_run_logs_more_columns_into() throws Exception {
+        Path file = dir.resolve("m.csv");
+        Files.write(file, List.of("step,loss,old", "1,0.9,a", "2,0.8,b", "3,0.7,c"));
+        List<String> notes = new java.util.ArrayList<>();
+        try (MetricsWriter w = MetricsWriter.continuing(file, 2, notes::add)) {
+            for (long s = 3; s <= 4; s++) {
+                Map<String, Object> row = new java.util.LinkedHashMap<>();
+                row.put("step", s);
+                row.put("loss", 0.5);
+                row.put("load_0", 0.25);
+                w.write(row);
+            }
+            Map<String, Object> odd = new java.util.LinkedHashMap<>(Map.of("step", 5L));
+            var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> w.write(odd));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("differ from the CSV header"), e.getMessage());
+        }
+        assertEquals(List.of("step,loss,old,load_0", "1,0.9,a,", "2,0.8,b,", "3,0.5,,0.25", "4,0.5,,0.25"), Files.readAllLines(file));
+        assertEquals(1, notes.size(), notes.toString());
+        org.junit.jupiter.api.Assertions.assertTrue(notes.getFirst().contains("from step 3") && notes.getFirst().contains("load_0")
+                && notes.getFirst().contains("old are no longer logged"), notes.getFirst());
+    }
+
+    @Test
     void should_start_a_fresh_file_at_step_zero() throws Exception {
         Path file = dir.resolve("m.csv");
         write(file, 1, 3);

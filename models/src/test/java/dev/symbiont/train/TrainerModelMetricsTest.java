@@ -76,6 +76,44 @@ class TrainerModelMetricsTest {
         assertTrue(lastLine.contains(expected), "progress shows the busiest layer's share: " + lastLine);
     }
 
+    /**
+     * A run whose metrics.csv was written before model metrics were logged (only the fixed
+     * columns) resumes: the header gains the MoE columns, the earlier rows keep their values with
+     * those cells empty, and the progress log says so.
+     */
+    @Test
+    void should_resume_an_moe_run_whose_csv_lacks_the_model_columns() throws Exception {
+        Path csv = dir.resolve("metrics.csv"), checkpoint = dir.resolve("train.ckpt");
+        for (long steps : new long[] {3, 5}) {
+            Generator g = new Generator(5);
+            MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(16, EXPERTS, 2, 8), g);
+            Sequential m = new Sequential(new Linear(8, 16, true, g), moe, new Linear(16, 1, true, g));
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            TrainerConfig config = TrainerConfig.steps(steps).withLogEvery(1).withMetrics(csv).withCheckpoint(checkpoint, 1, true)
+                    .withProgress(TrainerConfig.ProgressMode.LOG, new PrintStream(log, true, StandardCharsets.UTF_8));
+            Trainer.builder(m, TrainerTest.optimizer(m), TrainerTest.loader(256, 3, 0), (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y()))
+                    .config(config).build().fit();
+            if (steps == 3) {
+                // As an older version wrote it: the fixed columns only.
+                List<String> lines = Files.readAllLines(csv);
+                int fixed = List.of(lines.getFirst().split(",")).indexOf("elapsed_s") + 1;
+                Files.write(csv, lines.stream().map(l -> String.join(",", java.util.Arrays.copyOf(l.split(",", -1), fixed))).toList());
+            } else {
+                String out = log.toString(StandardCharsets.UTF_8);
+                assertTrue(out.contains("from step 4 on the header also has 1.expert_load_0"), out);
+            }
+        }
+        List<String> lines = Files.readAllLines(csv);
+        List<String> header = List.of(lines.getFirst().split(","));
+        assertEquals(6, lines.size(), lines.toString());
+        for (int step = 1; step <= 5; step++) {
+            String[] row = lines.get(step).split(",", -1);
+            assertEquals(header.size(), row.length, "row " + step);
+            assertEquals(Integer.toString(step), row[header.indexOf("step")]);
+            assertEquals(step <= 3, row[header.indexOf("1.max_load")].isEmpty(), "row " + step + ": " + lines.get(step));
+        }
+    }
+
     @Test
     void should_keep_the_columns_of_a_model_that_reports_nothing() throws Exception {
         Sequential m = TrainerTest.model(1);
