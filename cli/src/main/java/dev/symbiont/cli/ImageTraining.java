@@ -23,9 +23,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code train --task fashion-mnist}: an image classifier trained with SGD or AdamW ({@link ImageOptimizer}) on augmented
- * Fashion-MNIST, its test accuracy reported at every evaluation and over the whole test split at
- * the end, written into the run directory as the char-LM run is (checkpoint, metrics, model).
+ * {@code train --task fashion-mnist}: an image classifier trained with SGD or AdamW
+ * ({@link ImageOptimizer}) on augmented Fashion-MNIST, its test accuracy reported at every
+ * evaluation and over the whole test split at the end, written into the run directory as the
+ * char-LM run is (checkpoint, metrics, model).
  */
 final class ImageTraining {
     /** Periodic evaluations look at this many test images at most (all of the subset's 1,000); the final one at all. */
