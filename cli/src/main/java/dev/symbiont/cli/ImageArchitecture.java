@@ -21,7 +21,7 @@ import java.util.Map;
  */
 enum ImageArchitecture {
     /** ResNetConfig.small28 (a ResNet-10 behind the pooled 3×3 stem); width = the first stage's channels, doubled per stage (24 by default). */
-    RESNET("resnet", 24) {
+    RESNET("resnet", 24, ImageOptimizer.SGD) {
         @Override
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
             return new ResNet(ResNetConfig.small28().withInChannels(inChannels).withNumClasses(classes)
@@ -29,7 +29,7 @@ enum ImageArchitecture {
         }
     },
     /** ConvNeXtConfig.small28 (stride-1 stem); width = the first stage's dim, doubled per stage. */
-    CONVNEXT("convnext", 32) {
+    CONVNEXT("convnext", 32, ImageOptimizer.ADAMW) {
         @Override
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
             return new ConvNeXt(ConvNeXtConfig.small28().withInChannels(inChannels).withNumClasses(classes)
@@ -37,7 +37,7 @@ enum ImageArchitecture {
         }
     },
     /** ViTConfig.small28 (patch 4, 4 blocks, 4 heads); width = the token width D, the MLP 4·D. */
-    VIT("vit", 64) {
+    VIT("vit", 64, ImageOptimizer.ADAMW) {
         @Override
         ImageClassifier build(int w, int inChannels, int classes, Generator g) {
             ViTConfig c = ViTConfig.small28();
@@ -50,10 +50,12 @@ enum ImageArchitecture {
 
     private final String flag;
     private final int defaultWidth;
+    private final ImageOptimizer defaultOptimizer;
 
-    ImageArchitecture(String flag, int defaultWidth) {
+    ImageArchitecture(String flag, int defaultWidth, ImageOptimizer defaultOptimizer) {
         this.flag = flag;
         this.defaultWidth = defaultWidth;
+        this.defaultOptimizer = defaultOptimizer;
     }
 
     /**
@@ -65,6 +67,9 @@ enum ImageArchitecture {
     String flag() { return flag; }
 
     int defaultWidth() { return defaultWidth; }
+
+    /** The optimizer this family trains with when --optimizer is not given (docs/decisions.md, "The Fashion-MNIST recipe"). */
+    ImageOptimizer defaultOptimizer() { return defaultOptimizer; }
 
     /** The family {@code --arch name} names. */
     static ImageArchitecture parse(String name) {

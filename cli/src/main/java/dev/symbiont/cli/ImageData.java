@@ -1,5 +1,6 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.data.vision.Augmentation;
 import dev.symbiont.data.vision.FashionMnist;
 import dev.symbiont.data.vision.ImageDataset;
 import dev.symbiont.data.vision.LabeledImages;
@@ -50,5 +51,13 @@ record ImageData(Path dir, String description) {
     /** The split with Fashion-MNIST's augmentation for it (crop and flip for training, normalisation only for test). */
     ImageDataset dataset(Split split, long seed) throws IOException {
         return new ImageDataset(load(split), FashionMnist.augmentation(split), seed);
+    }
+
+    /**
+     * The training split with a random crop of {@code cropPadding} (0: none) and a horizontal
+     * flip, then normalisation: torchvision's RandomCrop(28, cropPadding), RandomHorizontalFlip().
+     */
+    ImageDataset trainingSet(int cropPadding, long seed) throws IOException {
+        return new ImageDataset(load(Split.TRAIN), Augmentation.cropAndFlip(cropPadding, FashionMnist.MEAN, FashionMnist.STD), seed);
     }
 }

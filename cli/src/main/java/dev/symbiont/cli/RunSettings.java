@@ -14,13 +14,13 @@ import java.util.Set;
  * beside the model's {@link CausalLM#metadata()}) so that {@code train --resume} rebuilds the same
  * run from {@code --out} alone. On resume a flag given again may change the schedule
  * ({@code --steps}, {@code --lr}, {@code --eval-every}); one that would change the model or the
- * data order must agree with the checkpoint.
+ * data order (or the optimizer, whose state the checkpoint holds) must agree with the checkpoint.
  */
 record RunSettings(Map<String, String> values, Map<String, String> model) {
     private static final String PREFIX = "run.";
     /** Settings a resumed run cannot change: the task, the model's shape, the data and its order. */
     private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed",
-            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts", "task", "width", "data");
+            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts", "task", "width", "data", "optimizer");
 
     static RunSettings fresh(TrainCommand command) { return new RunSettings(command.flags(), null); }
 
@@ -78,6 +78,9 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     long seed() { return Long.parseLong(values.get("seed")); }
 
     String text(String key) { return values.get(key); }
+
+    /** The setting, or {@code fallback} for a run saved before the setting existed. */
+    String text(String key, String fallback) { return values.getOrDefault(key, fallback); }
 
     int integer(String key) { return Integer.parseInt(values.get(key)); }
 }

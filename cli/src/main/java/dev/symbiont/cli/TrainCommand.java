@@ -36,7 +36,8 @@ import java.util.Map;
  */
 @Command(name = "train", description = {"Train a character-level language model (GPT, Mamba or MoE) on a text corpus, or with "
         + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
-        "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 2000, --batch 128, --lr 2e-3, --eval-every 250, --minutes 10."})
+        "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 2000, --batch 128, --eval-every 250, --minutes 10, "
+                + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
 final class TrainCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -77,7 +78,7 @@ final class TrainCommand implements Runnable {
     @Option(names = "--heads", defaultValue = "4", description = "gpt, moe: attention heads (default: ${DEFAULT-VALUE}).")
     int heads;
 
-    @Option(names = "--lr", defaultValue = "3e-3", description = "Peak AdamW learning rate (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--lr", defaultValue = "3e-3", description = "Peak learning rate (default: ${DEFAULT-VALUE}; image runs: the optimizer's).")
     double lr;
 
     @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")

@@ -3,6 +3,7 @@ package dev.symbiont.cli;
 import dev.symbiont.data.vision.FashionMnist;
 import dev.symbiont.data.vision.Split;
 import dev.symbiont.train.ClassificationTally;
+import dev.symbiont.train.TrainingCheckpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
+import java.util.stream.Stream;
 import java.util.regex.Pattern;
 
 import static dev.symbiont.cli.CliRun.run;
@@ -46,6 +48,12 @@ class FashionMnistCommandTest {
         for (String f : List.of(RunDirectory.CHECKPOINT, RunDirectory.METRICS, ModelFiles.WEIGHTS)) assertTrue(Files.exists(out.resolve(f)), f);
         assertTrue(trained.err().contains("step 6: eval loss") && trained.err().contains(" accuracy "), trained.err());
         assertTrue(trained.err().contains(" img/s eta ") && !trained.err().contains("tok/s"), trained.err());
+        // The ResNet's recipe: SGD with Nesterov momentum, label smoothing, flips without crops.
+        assertTrue(trained.out().contains("sgd lr 0.2, weight decay 0.0005, label smoothing 0.1;"), trained.out());
+        assertTrue(trained.out().contains("(augmented: flip)"), trained.out());
+        var saved = TrainingCheckpoint.metadata(out.resolve(RunDirectory.CHECKPOINT));
+        assertEquals(List.of("sgd", "0.2", "5.0E-4", "0.1", "0"), Stream.of("optimizer", "lr", "weight_decay", "label_smoothing", "crop_padding")
+                .map(k -> saved.get("run." + k)).toList());
 
         // The in-memory model's accuracy on the whole test split, as the trainer computed it at the last step.
         List<String> metrics = Files.readAllLines(out.resolve(RunDirectory.METRICS));
@@ -80,11 +88,28 @@ class FashionMnistCommandTest {
         CliRun resumed = run("train", "--out", out.toString(), "--resume", "--steps", "5");
         assertEquals(0, resumed.code(), resumed.out() + resumed.err());
         assertTrue(resumed.out().contains("2 steps") && resumed.out().contains("(from step 3 to 5)"), resumed.out());
-        assertTrue(resumed.out().contains("resnet (width 4)"), resumed.out());
+        assertTrue(resumed.out().contains("resnet (width 4)") && resumed.out().contains("sgd lr 0.2,"), resumed.out());
 
         CliRun changed = run("train", "--out", out.toString(), "--resume", "--task", "fashion-mnist", "--width", "8");
         assertEquals(2, changed.code());
         assertTrue(changed.err().contains("--width 8 differs from the checkpoint's 4"), changed.err());
+        CliRun otherOptimizer = run("train", "--out", out.toString(), "--resume", "--task", "fashion-mnist", "--optimizer", "adamw");
+        assertEquals(2, otherOptimizer.code());
+        assertTrue(otherOptimizer.err().contains("--optimizer adamw differs from the checkpoint's sgd"), otherOptimizer.err());
+    }
+
+    @Test
+    void should_train_the_transformer_families_with_adamw_unless_told_otherwise() {
+        CliRun vit = run("train", "--task", "fashion-mnist", "--arch", "vit", "--width", "8", "--data", "subset", "--batch", "16",
+                "--steps", "1", "--eval-every", "0", "--out", dir.resolve("vit").toString());
+        assertEquals(0, vit.code(), vit.out() + vit.err());
+        assertTrue(vit.out().contains("adamw lr 0.002, weight decay 0.05, label smoothing 0.1;"), vit.out());
+        CliRun sgd = run("train", "--task", "fashion-mnist", "--arch", "vit", "--width", "8", "--data", "subset", "--batch", "16",
+                "--steps", "1", "--eval-every", "0", "--optimizer", "sgd", "--lr", "0.05", "--weight-decay", "0", "--label-smoothing", "0",
+                "--crop-padding", "2", "--out", dir.resolve("vit-sgd").toString());
+        assertEquals(0, sgd.code(), sgd.out() + sgd.err());
+        assertTrue(sgd.out().contains("sgd lr 0.05, weight decay 0, label smoothing 0;"), sgd.out());
+        assertTrue(sgd.out().contains("(augmented: crop with padding 2 and flip)"), sgd.out());
     }
 
     private static void assertRejected(CliRun r, String command, String message) {
@@ -100,6 +125,12 @@ class FashionMnistCommandTest {
         assertRejected(run("train", "--task", "fashion-mnist", "--context", "64", "--out", out.toString()), "train",
                 "--context applies only to --task char-lm");
         assertRejected(run("train", "--width", "8", "--out", out.toString()), "train", "--width applies only to --task fashion-mnist");
+        assertRejected(run("train", "--label-smoothing", "0.1", "--out", out.toString()), "train",
+                "--label-smoothing applies only to --task fashion-mnist");
+        assertRejected(run("train", "--task", "fashion-mnist", "--label-smoothing", "1"), "train", "--label-smoothing must be in [0, 1), got 1.0");
+        assertRejected(run("train", "--task", "fashion-mnist", "--optimizer", "adam"), "train", "--optimizer adam is not one of sgd, adamw");
+        assertRejected(run("train", "--task", "fashion-mnist", "--crop-padding", "-1"), "train", "--crop-padding must be 0 or more, got -1");
+        assertRejected(run("train", "--optimizer", "sgd", "--out", out.toString()), "train", "--optimizer applies only to --task fashion-mnist");
         assertRejected(run("train", "--task", "mnist"), "train", "--task must be char-lm or fashion-mnist, got mnist");
         assertRejected(run("train", "--task", "fashion-mnist", "--width", "0"), "train", "--width must be a positive integer, got 0");
         assertRejected(run("train", "--task", "fashion-mnist", "--arch", "vit", "--width", "30", "--data", "subset", "--out", out.toString()),
@@ -113,7 +144,8 @@ class FashionMnistCommandTest {
     @Test
     void should_document_the_image_task_in_help() {
         String train = run("train", "--help").out(), eval = run("eval", "--help").out();
-        for (String s : List.of("--task", "fashion-mnist", "--arch", "resnet", "convnext", "vit", "--width", "--data", "DIR|subset")) {
+        for (String s : List.of("--task", "fashion-mnist", "--arch", "resnet", "convnext", "vit", "--width", "--data", "DIR|subset", "--label-smoothing", "--optimizer",
+                "--weight-decay", "--crop-padding")) {
             assertTrue(train.contains(s), s + " in " + train);
         }
         assertTrue(eval.contains("--model") && eval.contains("per-class accuracy"), eval);

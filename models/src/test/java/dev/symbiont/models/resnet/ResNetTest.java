@@ -103,6 +103,25 @@ class ResNetTest {
     }
 
     @Test
+    void should_smooth_the_labels_of_its_loss_as_cross_entropy_with_label_smoothing() {
+        ResNet model = new ResNet(TINY, new Generator(12));
+        model.eval(); // the same logits in both calls
+        Tensor images = Tensor.randn(new Generator(13), 3, 1, 8, 8);
+        long[] labels = {1, 0, 1};
+        float[] logits = model.forward(images).toFloatArray();
+        double eps = 0.1, expected = 0;
+        for (int n = 0; n < 3; n++) { // (1 − ε)·(−log p_label) + ε · mean over the 2 classes of −log p
+            double lse = Math.log(Math.exp(logits[2 * n]) + Math.exp(logits[2 * n + 1]));
+            double nll = lse - logits[2 * n + (int) labels[n]];
+            double uniform = ((lse - logits[2 * n]) + (lse - logits[2 * n + 1])) / 2;
+            expected += ((1 - eps) * nll + eps * uniform) / 3;
+        }
+        assertEquals(expected, model.loss(images, Tensor.fromArray(labels), eps).item(), 1e-5);
+        assertEquals(model.forward(images).crossEntropy(Tensor.fromArray(labels)).item(),
+                model.loss(images, Tensor.fromArray(labels)).item(), 1e-6, "no smoothing is the plain cross-entropy");
+    }
+
+    @Test
     void should_lower_the_loss_of_a_separable_batch_with_a_few_sgd_steps() {
         VisionTesting.assertLearnsStripes(new ResNet(TINY, new Generator(11)), 15, 0.05);
     }
