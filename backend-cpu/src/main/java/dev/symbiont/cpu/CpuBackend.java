@@ -167,7 +167,9 @@ public class CpuBackend extends ReferenceBackend {
             int rank = aLayout.rank();
             int[] outShape = aLayout.shape().clone();
             outShape[rank - 1] = bLayout.size(rank - 1);
-            var out = newStorage(DType.FLOAT32, Layout.numel(outShape));
+            // the GEMM overwrites C, except for an empty inner dimension, where the product is zeros
+            int k = aLayout.size(rank - 1);
+            var out = k == 0 ? newStorage(DType.FLOAT32, Layout.numel(outShape)) : newUninitialized(DType.FLOAT32, Layout.numel(outShape));
             BatchedMatmul.matmul(gemm, x.data(), x.layout(), y.data(), y.layout(), out.floats());
             return out;
         }
@@ -184,7 +186,7 @@ public class CpuBackend extends ReferenceBackend {
             return super.unary(op, x, xLayout);
         }
         float[] xs = floats("unary " + op, x, xLayout);
-        var out = newStorage(DType.FLOAT32, xLayout.numel());
+        var out = newUninitialized(DType.FLOAT32, xLayout.numel());
         VectorElementwise.unary(op, xs, xLayout.offset(), out.floats(), xLayout.numel());
         return out;
     }
@@ -202,7 +204,7 @@ public class CpuBackend extends ReferenceBackend {
         }
         String name = "binary " + op;
         float[] as = floats(name, a, aLayout), bs = floats(name, b, bLayout);
-        var out = newStorage(DType.FLOAT32, aLayout.numel());
+        var out = newUninitialized(DType.FLOAT32, aLayout.numel());
         VectorElementwise.binary(op, as, pa, bs, pb, out.floats(), aLayout.numel());
         return out;
     }
@@ -223,7 +225,7 @@ public class CpuBackend extends ReferenceBackend {
         int reduced = 1;
         for (int d : dims) reduced *= xLayout.size(d);
         int kept = n / reduced;
-        var out = newStorage(DType.FLOAT32, kept);
+        var out = newUninitialized(DType.FLOAT32, kept);
         if (trailing) {
             VectorReductions.reduceRows(op, xs, xLayout.offset(), kept, reduced, out.floats());
         } else {
@@ -244,7 +246,7 @@ public class CpuBackend extends ReferenceBackend {
     @Override
     public Storage random(RandomKind kind, long size, long seed, long offset) {
         int n = heapSize("random", DType.FLOAT32, size);
-        var out = newStorage(DType.FLOAT32, n);
+        var out = newUninitialized(DType.FLOAT32, n);
         PhiloxKernel.fill(kind, out.floats(), n, seed, offset);
         return out;
     }

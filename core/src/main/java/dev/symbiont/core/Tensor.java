@@ -170,6 +170,13 @@ public final class Tensor {
     /** Back-propagates with an explicit gradient of this tensor's shape. */
     public void backward(Tensor gradient) { Autograd.backward(this, gradient); }
 
+    /**
+     * Back-propagates with an explicit gradient (null for a single-element tensor); with
+     * {@code retainGraph} the graph keeps its saved tensors for another backward (PyTorch's
+     * {@code retain_graph}), else they are freed as each op's backward runs.
+     */
+    public void backward(Tensor gradient, boolean retainGraph) { Autograd.backward(this, gradient, retainGraph); }
+
     /** The same values, cut from the graph. */
     public Tensor detach() { return new Tensor(storage, layout); }
 

@@ -35,7 +35,7 @@ public final class CpuScan implements ScanKernels {
     @Override
     public Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim) {
         LinearRecurrence.Dims d = dims(a, dim);
-        HeapStorage h = io.newFloats(a.numel());
+        HeapStorage h = io.emptyFloats(a.numel()); // the recurrence writes every h_t
         LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h0 == null ? null : run(LINEAR, h0), h.floats());
         return Tensor.of(h, a.shape());
     }
@@ -43,8 +43,9 @@ public final class CpuScan implements ScanKernels {
     @Override
     public LinearScanGrads linearScanBackward(Tensor a, Tensor h, Tensor h0, Tensor gradH, int dim, Wanted want) {
         String op = LINEAR + " backward";
-        HeapStorage da = want.da() ? io.newFloats(a.numel()) : null, db = want.db() ? io.newFloats(a.numel()) : null;
-        HeapStorage dh0 = want.dh0() && h0 != null ? io.newFloats(h0.numel()) : null;
+        // the adjoint pass writes every element of each gradient it is given
+        HeapStorage da = want.da() ? io.emptyFloats(a.numel()) : null, db = want.db() ? io.emptyFloats(a.numel()) : null;
+        HeapStorage dh0 = want.dh0() && h0 != null ? io.emptyFloats(h0.numel()) : null;
         LinearRecurrence.adjoint(dims(a, dim), run(op, a), run(op, gradH), run(op, h), h0 == null ? null : run(op, h0),
                 data(da), data(db), data(dh0));
         return new LinearScanGrads(da == null ? null : Tensor.of(da, a.shape()), db == null ? null : Tensor.of(db, a.shape()),

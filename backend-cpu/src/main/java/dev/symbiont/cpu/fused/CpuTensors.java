@@ -19,6 +19,11 @@ final class CpuTensors {
         return HeapStorage.of(backend.allocate(DType.FLOAT32, n));
     }
 
+    /** A tracked float32 buffer of {@code n} elements with unspecified contents, for a kernel that writes every one. */
+    HeapStorage emptyFloats(int n) {
+        return HeapStorage.of(backend.empty(DType.FLOAT32, n));
+    }
+
     /** The elements of t in row-major order: a host copy, untracked scratch dropped after the kernel. */
     float[] copyOf(Tensor t) {
         // StridedCopy, not backend.download: this is scratch inside a kernel, not a transfer to the caller.

@@ -57,7 +57,8 @@ public final class LinearRecurrence {
      * gradient g of h, in one reverse pass: gh_t = g_t + a_{t+1}·gh_{t+1}, db = gh and
      * da_t = gh_t·h_{t−1} (h_{−1} = h0, or 0 when h0 is null) and dh0 = a_0·gh_0. Any output
      * may be null when its gradient is not wanted; gh itself lives in a row-sized carry, so
-     * nothing else of the tensor's size is written. With too few columns to fill the cores the
+     * nothing else of the tensor's size is written. Every element of each output given is written
+     * (da_0 = 0 without h0), so they may be unzeroed buffers. With too few columns to fill the cores the
      * chunked kernel computes gh first.
      */
     public static void adjoint(Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0) {
@@ -122,6 +123,8 @@ public final class LinearRecurrence {
         int col = o * inner + i0, row = index(d, o, 0, 0) + i0;          // t = 0 reads h_{−1} = h0
         if (da != null && h0 != null) {
             for (int i = 0; i < width; i++) da[row + i] = gh[i] * h0.data()[h0.offset() + col + i];
+        } else if (da != null) {
+            java.util.Arrays.fill(da, row, row + width, 0f); // h_{−1} = 0; da may be an unzeroed buffer
         }
         if (dh0 != null) {
             for (int i = 0; i < width; i++) dh0[col + i] = av[a.offset() + row + i] * gh[i];
@@ -134,6 +137,8 @@ public final class LinearRecurrence {
         float[] hv = h.data();
         if (h0 != null) {
             for (int i = i0; i < i1; i++) da[index(d, o, 0, i)] = gh[index(d, o, 0, i)] * h0.data()[h0.offset() + o * inner + i];
+        } else {
+            java.util.Arrays.fill(da, index(d, o, 0, i0), index(d, o, 0, i1), 0f); // h_{−1} = 0; da may be unzeroed
         }
         for (int t = 1; t < d.len(); t++) {
             int row = index(d, o, t, 0), hr = h.offset() + row - inner;

@@ -48,10 +48,17 @@ public final class Autograd {
     }
 
     /**
-     * Back-propagates from {@code root}. With a null {@code gradOutput} the root must hold a
-     * single element, whose gradient is 1.
+     * Back-propagates from {@code root}, freeing each node's saved tensors once its rule has run
+     * (a second backward through the same graph throws). With a null {@code gradOutput} the root
+     * must hold a single element, whose gradient is 1.
      */
-    public static void backward(Tensor root, Tensor gradOutput) {
+    public static void backward(Tensor root, Tensor gradOutput) { backward(root, gradOutput, false); }
+
+    /**
+     * {@link #backward(Tensor, Tensor)}; with {@code retainGraph} (PyTorch's {@code retain_graph})
+     * every node keeps what it saved, so the graph can be back-propagated again.
+     */
+    public static void backward(Tensor root, Tensor gradOutput, boolean retainGraph) {
         if (!root.requiresGrad()) {
             throw new IllegalStateException("backward: tensor of shape " + Arrays.toString(root.shape())
                     + " does not require grad and has no grad_fn");
@@ -72,7 +79,7 @@ public final class Autograd {
         // Profiled as the engine's own time (graph walk, bookkeeping) around one scope per rule,
         // named "<op>.backward" in the op's category; the ops a rule calls count under their names.
         try (var profile = Profiler.op("autograd.backward", OpCategory.OTHER)) {
-            run(root, gradOutput);
+            run(root, gradOutput, retainGraph);
         }
     }
 
@@ -80,8 +87,9 @@ public final class Autograd {
      * The walk. A leaf may keep its gradient without a copy when the gradient's storage was made
      * during this pass and no pending gradient shares it (add's rule hands one tensor to both
      * inputs, a view rule hands on a view): {@code live} counts the pending gradients per storage.
+     * The same test frees a gradient once its node has consumed it ({@link Consumed}).
      */
-    private static void run(Tensor root, Tensor gradOutput) {
+    private static void run(Tensor root, Tensor gradOutput, boolean retainGraph) {
         long passStart = AllocationOrder.current();
         Object rootNode = root.gradFn() != null ? root.gradFn() : root;
         List<Object> order = topologicalOrder(rootNode);
@@ -89,16 +97,19 @@ public final class Autograd {
         Map<Storage, Integer> live = new IdentityHashMap<>();
         // Gradients of two-output ops' second outputs, keyed by the first output's node.
         Map<GradFn, Tensor> pendingSecond = new IdentityHashMap<>();
+        Consumed consumed = new Consumed(passStart, live);
         put(pending, live, rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
                 Object node = order.get(i);
                 Tensor grad = pending.remove(node);
-                if (grad != null) release(live, grad);
+                if (grad != null) unpend(live, grad);
                 if (node instanceof Tensor leaf) {
                     if (grad != null) {
-                        leaf.accumulateGrad(grad, grad.storage().serial() >= passStart && !live.containsKey(grad.storage()));
+                        leaf.accumulateGrad(grad, consumed.exclusive(grad));
+                        consumed.byLeaf(leaf, grad);
                     }
+                    consumed.releaseAll();
                     continue;
                 }
                 GradFn fn = (GradFn) node;
@@ -106,18 +117,22 @@ public final class Autograd {
                     // Ordered before its first output's node (it has an edge to it): hand the gradient on.
                     if (grad != null) {
                         Tensor earlier = pendingSecond.get(fn.firstOutput());
-                        if (earlier != null) release(live, earlier);
-                        put(pendingSecond, live, fn.firstOutput(), earlier == null ? grad : earlier.add(grad));
+                        if (earlier != null) unpend(live, earlier);
+                        put(pendingSecond, live, fn.firstOutput(), earlier == null ? grad : consumed.sum(earlier, grad));
                     }
+                    consumed.releaseAll();
                     continue;
                 }
                 Tensor gradSecond = pendingSecond.remove(fn);
-                if (gradSecond != null) release(live, gradSecond);
+                if (gradSecond != null) unpend(live, gradSecond);
                 if (grad == null && gradSecond == null) continue;
                 Tensor[] inputGrads;
                 try (var profile = Profiler.backward(fn.name())) {
                     inputGrads = fn.apply(grad, gradSecond);
                 }
+                if (!retainGraph) fn.freeSaved();
+                consumed.add(grad);
+                consumed.add(gradSecond);
                 for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
                     GradFn.Edge edge = fn.edge(j);
                     Tensor g = inputGrads[j];
@@ -127,15 +142,65 @@ public final class Autograd {
                                 + " for input " + j + " of shape " + Arrays.toString(edge.shape()));
                     }
                     Tensor earlier = pending.get(edge.target());
-                    if (earlier != null) release(live, earlier);
-                    put(pending, live, edge.target(), earlier == null ? g : earlier.add(g));
+                    if (earlier != null) unpend(live, earlier);
+                    put(pending, live, edge.target(), earlier == null ? g : consumed.sum(earlier, g));
                 }
+                consumed.releaseAll(); // after every input gradient is pending: one may share a consumed storage
             }
         }
     }
 
+    /**
+     * Gradients a node has used up, released once the node is done unless something may still
+     * read them: only a storage made during this pass (nothing outside the pass can hold it), held
+     * by no pending gradient, and not kept by a leaf as its {@code grad()}. Anything else is left
+     * to the collector. PyTorch frees them the same way, by reference count.
+     */
+    private static final class Consumed {
+        private final long passStart;
+        private final Map<Storage, Integer> live;
+        private final Set<Storage> keptByLeaves = Collections.newSetFromMap(new IdentityHashMap<>());
+        private final List<Tensor> used = new ArrayList<>();
+
+        Consumed(long passStart, Map<Storage, Integer> live) {
+            this.passStart = passStart;
+            this.live = live;
+        }
+
+        /** Made during this pass and shared with no pending gradient: a leaf may keep it without a copy. */
+        boolean exclusive(Tensor grad) {
+            return grad.storage().serial() >= passStart && !live.containsKey(grad.storage());
+        }
+
+        void add(Tensor grad) {
+            if (grad != null) used.add(grad);
+        }
+
+        /** earlier + g, both then used up. */
+        Tensor sum(Tensor earlier, Tensor g) {
+            used.add(earlier);
+            used.add(g);
+            return earlier.add(g);
+        }
+
+        /** A leaf was handed {@code grad}: it either kept the storage as its gradient or used it up. */
+        void byLeaf(Tensor leaf, Tensor grad) {
+            Tensor kept = leaf.grad();
+            if (kept != null && kept.storage() == grad.storage()) keptByLeaves.add(grad.storage());
+            else used.add(grad);
+        }
+
+        void releaseAll() {
+            for (Tensor t : used) {
+                Storage s = t.storage();
+                if (s.serial() >= passStart && !live.containsKey(s) && !keptByLeaves.contains(s)) s.release();
+            }
+            used.clear();
+        }
+    }
+
     /** A gradient leaves the pending maps: its storage has one holder fewer. */
-    private static void release(Map<Storage, Integer> live, Tensor grad) {
+    private static void unpend(Map<Storage, Integer> live, Tensor grad) {
         live.computeIfPresent(grad.storage(), (s, n) -> n == 1 ? null : n - 1);
     }
 

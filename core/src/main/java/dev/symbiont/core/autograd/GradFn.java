@@ -13,7 +13,8 @@ import dev.symbiont.core.Tensor;
 public final class GradFn {
     private final String name;
     private final Edge[] edges;
-    private final PairRule rule;
+    /** Null once a backward has run it without retaining the graph: what it saved is then free. */
+    private PairRule rule;
     /** For the second output of a two-output op: the node of its first output, which runs the rule. */
     private final GradFn firstOutput;
 
@@ -52,7 +53,20 @@ public final class GradFn {
     Edge edge(int input) { return edges[input]; }
 
     /** gradSecond is the second output's gradient for a two-output op (null when it got none), else null. */
-    Tensor[] apply(Tensor gradOutput, Tensor gradSecond) { return rule.backward(gradOutput, gradSecond); }
+    Tensor[] apply(Tensor gradOutput, Tensor gradSecond) {
+        PairRule r = rule;
+        if (r == null) {
+            throw new IllegalStateException(this + ": trying to backward through the graph a second time; its saved tensors "
+                    + "were freed when the first backward ran it. Pass retainGraph = true to the first backward() to keep them");
+        }
+        return r.backward(gradOutput, gradSecond);
+    }
+
+    /**
+     * Drops the rule, and with it every tensor the rule saved, as PyTorch frees saved tensors once
+     * backward has used them: from here only other holders keep them alive.
+     */
+    void freeSaved() { rule = null; }
 
     @Override
     public String toString() { return name + "Backward"; }

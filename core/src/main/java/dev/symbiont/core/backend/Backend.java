@@ -55,6 +55,13 @@ public interface Backend {
     Storage allocate(DType dtype, long size);
 
     /**
+     * A buffer of {@code size} elements whose contents are unspecified (PyTorch's {@code torch.empty}),
+     * for an op that writes every element: a backend with a buffer pool hands back a used buffer
+     * without zeroing it. The default is {@link #allocate}.
+     */
+    default Storage empty(DType dtype, long size) { return allocate(dtype, size); }
+
+    /**
      * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
      * int64, short[] (raw bits) for bfloat16 and float16.
      */

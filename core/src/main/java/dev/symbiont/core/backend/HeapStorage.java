@@ -19,27 +19,44 @@ public final class HeapStorage implements Storage {
     private final Object array;
     private final int size;
     private final Cleaner.Cleanable cleanable;
+    /** Gives the array back to the pool it came from; null for arrays not from a pool. */
+    private final Recycler recycler;
     private final long serial = AllocationOrder.next();
     /** Set only by a poisoning release; checked on every access through {@link #checked}. */
     private boolean released;
 
-    private HeapStorage(Backend backend, DType dtype, Object array, int size, MemoryTracker tracker) {
+    private HeapStorage(Backend backend, DType dtype, Object array, int size, MemoryTracker tracker, BufferPool pool) {
         this.backend = backend;
         this.dtype = dtype;
         this.array = array;
         this.size = size;
-        this.cleanable = tracker.track(this, (long) size * dtype.byteSize());
+        this.recycler = pool == null ? null : new Recycler(pool, dtype, array);
+        this.cleanable = tracker.track(this, (long) size * dtype.byteSize(), recycler);
     }
 
     /** A zero-filled buffer of {@code size} elements. */
     public static HeapStorage allocate(Backend backend, MemoryTracker tracker, DType dtype, int size) {
-        Object array = switch (dtype) {
-            case FLOAT32 -> new float[size];
-            case INT32 -> new int[size];
-            case INT64 -> new long[size];
-            case BFLOAT16, FLOAT16 -> new short[size];
-        };
-        return new HeapStorage(backend, dtype, array, size, tracker);
+        return new HeapStorage(backend, dtype, BufferPool.newArray(dtype, size), size, tracker, null);
+    }
+
+    /**
+     * A buffer of {@code size} elements from {@code pool}, which takes its array back when the
+     * storage is released or collected. {@code zeroed} false (PyTorch's {@code torch.empty}) is only
+     * for an op that writes every element: the array may hold a previous user's values. While
+     * {@link ReleaseCheck#poisoning()} nothing is recycled and an unzeroed buffer is new and filled
+     * with the poison values, so an op that leaves an element unwritten shows NaN.
+     */
+    public static HeapStorage allocate(Backend backend, MemoryTracker tracker, BufferPool pool, DType dtype, int size,
+                                       boolean zeroed) {
+        boolean poolable = pool.pools(dtype, size);
+        if (zeroed && !poolable) return allocate(backend, tracker, dtype, size); // a small op's path: no switch to read
+        if (ReleaseCheck.poisoning()) {
+            HeapStorage fresh = allocate(backend, tracker, dtype, size);
+            if (!zeroed) fresh.poison();
+            return fresh;
+        }
+        if (!poolable) return allocate(backend, tracker, dtype, size);
+        return new HeapStorage(backend, dtype, pool.take(dtype, size, zeroed), size, tracker, pool);
     }
 
     /** Wraps an array the caller hands over (no copy); its type must match the dtype. */
@@ -50,7 +67,7 @@ public final class HeapStorage implements Storage {
             case INT64 -> ((long[]) array).length;
             case BFLOAT16, FLOAT16 -> ((short[]) array).length;
         };
-        return new HeapStorage(backend, dtype, array, size, tracker);
+        return new HeapStorage(backend, dtype, array, size, tracker, null);
     }
 
     /** The storage behind a tensor of this backend; anything else is a programming error. */
@@ -100,14 +117,43 @@ public final class HeapStorage implements Storage {
     public long[] longs() { return (long[]) array; }
     public short[] shorts() { return (short[]) array; }
 
-    /** Also poisons the buffer and marks it released while {@link ReleaseCheck#poisoning()}. */
+    /**
+     * Gives the bytes back now and a pooled array to its pool. While {@link ReleaseCheck#poisoning()}
+     * it instead poisons the buffer and marks it released, and the array is never recycled.
+     */
     @Override
     public void release() {
         if (!released && ReleaseCheck.poisoning()) {
+            if (recycler != null) recycler.keep = false;
             poison();
             released = true;
         }
         cleanable.clean();
+    }
+
+    /** Whether the array came from a buffer pool (and goes back to it). */
+    public boolean pooled() { return recycler != null; }
+
+    /**
+     * The action that returns a pooled array: it owns the array, never the storage, so the storage
+     * can become unreachable and be collected while its array goes back to the pool.
+     */
+    private static final class Recycler implements Runnable {
+        private final BufferPool pool;
+        private final DType dtype;
+        private final Object array;
+        private volatile boolean keep = true;
+
+        Recycler(BufferPool pool, DType dtype, Object array) {
+            this.pool = pool;
+            this.dtype = dtype;
+            this.array = array;
+        }
+
+        @Override
+        public void run() {
+            if (keep) pool.put(dtype, array);
+        }
     }
 
     /** Whether a poisoning release has happened. */

@@ -51,14 +51,20 @@ public final class MemoryTracker {
     /** A tracker that ignores buffers under {@code minTrackedBytes} (0 counts every buffer). */
     public MemoryTracker(long minTrackedBytes) { this.minTrackedBytes = minTrackedBytes; }
 
-    /** The handle a storage keeps; releasing it (once) gives its bytes back. */
+    /**
+     * The handle a storage keeps; releasing it (once) gives its bytes back and runs its
+     * {@code onFree}. It holds no reference to the owner but a weak one, so {@code onFree} (which
+     * may own the buffer, to recycle it) never keeps the owner alive.
+     */
     private final class Allocation extends WeakReference<Object> implements Cleaner.Cleanable {
         private final long bytes;
+        private final Runnable onFree;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        private Allocation(Object owner, long bytes) {
+        private Allocation(Object owner, long bytes, Runnable onFree) {
             super(owner, COLLECTED);
             this.bytes = bytes;
+            this.onFree = onFree;
         }
 
         @Override
@@ -66,18 +72,29 @@ public final class MemoryTracker {
             if (released.compareAndSet(false, true)) {
                 allocated.addAndGet(-bytes);
                 LIVE.remove(this);
+                if (onFree != null) onFree.run();
             }
         }
     }
 
     /** Records an allocation owned by {@code owner}; the bytes return when the owner is unreachable. */
-    public Cleaner.Cleanable track(Object owner, long bytes) {
-        if (bytes < minTrackedBytes) return UNTRACKED;
-        if (EXACT_SCOPES.get() > 0) collectGarbage();
-        Allocation allocation = new Allocation(owner, bytes);
+    public Cleaner.Cleanable track(Object owner, long bytes) { return track(owner, bytes, null); }
+
+    /**
+     * Records an allocation owned by {@code owner} and runs {@code onFree} once when it is released
+     * or the owner is found unreachable (a buffer pool takes the array back there). With an
+     * {@code onFree} a buffer under the size floor is watched too, but its bytes are not counted.
+     */
+    public Cleaner.Cleanable track(Object owner, long bytes, Runnable onFree) {
+        boolean counted = bytes >= minTrackedBytes;
+        if (!counted && onFree == null) return UNTRACKED;
+        if (counted && EXACT_SCOPES.get() > 0) collectGarbage();
+        Allocation allocation = new Allocation(owner, counted ? bytes : 0, onFree);
         LIVE.add(allocation);
-        long now = allocated.addAndGet(bytes);
-        peak.accumulateAndGet(now, Math::max);
+        if (counted) {
+            long now = allocated.addAndGet(bytes);
+            peak.accumulateAndGet(now, Math::max);
+        }
         return allocation;
     }
 
@@ -110,6 +127,9 @@ public final class MemoryTracker {
                 ((Cleaner.Cleanable) COLLECTED.remove()).clean();
             } catch (InterruptedException e) {
                 return;
+            } catch (RuntimeException e) {
+                // an onFree that failed must not stop the bytes of every later buffer from returning
+                System.getLogger("dev.symbiont.memory").log(System.Logger.Level.WARNING, "a buffer's release action failed", e);
             }
         }
     }

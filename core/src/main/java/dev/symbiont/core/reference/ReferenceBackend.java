@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.BufferPool;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.backend.MemoryStats;
 import dev.symbiont.core.backend.MemoryTracker;
@@ -28,6 +29,7 @@ import java.util.OptionalLong;
  */
 public class ReferenceBackend implements Backend {
     private final MemoryTracker tracker = new MemoryTracker();
+    private final BufferPool pool = new BufferPool();
 
     @Override public String name() { return "reference"; }
 
@@ -43,9 +45,17 @@ public class ReferenceBackend implements Backend {
     /** The most elements a heap buffer may hold: the largest Java array every JVM allocates. */
     public static final int MAX_HEAP_ELEMENTS = Integer.MAX_VALUE - 8;
 
+    /** The pool this backend's buffers return to; its idle bytes are not in {@link #memory()}. */
+    public final BufferPool pool() { return pool; }
+
     /** A tracked, zero-filled heap buffer owned by this backend. */
     protected HeapStorage newStorage(DType dtype, long size) {
-        return HeapStorage.allocate(this, tracker, dtype, heapSize("allocate", dtype, size));
+        return HeapStorage.allocate(this, tracker, pool, dtype, heapSize("allocate", dtype, size), true);
+    }
+
+    /** A tracked heap buffer whose contents are unspecified, for a kernel that writes every element. */
+    protected HeapStorage newUninitialized(DType dtype, long size) {
+        return HeapStorage.allocate(this, tracker, pool, dtype, heapSize("empty", dtype, size), false);
     }
 
     /** {@code size} as a Java array length, or an error naming the op when it is negative or too large for the heap. */
@@ -99,6 +109,9 @@ public class ReferenceBackend implements Backend {
     public Storage allocate(DType dtype, long size) { return newStorage(dtype, size); }
 
     @Override
+    public Storage empty(DType dtype, long size) { return newUninitialized(dtype, size); }
+
+    @Override
     public Storage upload(DType dtype, Object hostArray) {
         if (hostArray == null || !ReferenceCopies.holds(dtype, hostArray)) {
             throw new IllegalArgumentException("upload: " + dtype + " needs a "
@@ -106,9 +119,9 @@ public class ReferenceBackend implements Backend {
                     + (hostArray == null ? "null" : hostArray.getClass().getSimpleName()));
         }
         int n = java.lang.reflect.Array.getLength(hostArray);
-        Object copy = ReferenceCopies.newArray(dtype, n);
-        System.arraycopy(hostArray, 0, copy, 0, n);
-        return wrap(dtype, copy);
+        HeapStorage copy = newUninitialized(dtype, n);
+        System.arraycopy(hostArray, 0, copy.array(), 0, n);
+        return copy;
     }
 
     @Override
@@ -119,7 +132,9 @@ public class ReferenceBackend implements Backend {
     @Override
     public Storage contiguous(Storage storage, Layout layout) {
         Object array = heap("contiguous", storage, layout).array();
-        return wrap(storage.dtype(), toContiguous(array, storage.dtype(), layout));
+        HeapStorage out = newUninitialized(storage.dtype(), layout.numel());
+        copyStrided(array, layout, out.array(), Layout.contiguous(layout.shape()));
+        return out;
     }
 
     /**

@@ -30,14 +30,7 @@ final class ReferenceCopies {
     }
 
     /** A zero-filled host array of the dtype's Java type. */
-    static Object newArray(DType dtype, int size) {
-        return switch (dtype) {
-            case FLOAT32 -> new float[size];
-            case INT32 -> new int[size];
-            case INT64 -> new long[size];
-            case BFLOAT16, FLOAT16 -> new short[size];
-        };
-    }
+    static Object newArray(DType dtype, int size) { return dev.symbiont.core.backend.BufferPool.newArray(dtype, size); }
 
     /** True when the host array has the Java type that holds {@code dtype}. */
     static boolean holds(DType dtype, Object array) {

@@ -111,7 +111,8 @@ class MoeFeedForwardTest {
     @Test
     void theRouterLearnsThroughCombineAndThroughTheAuxiliaryLosses() {
         MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(6, 4, 2, 8), new Generator(2));
-        moe.forward(Tensor.randn(new Generator(3), 9, 6)).square().sum().backward();
+        // retained: the auxiliary losses back-propagate through the same router below, as retain_graph
+        moe.forward(Tensor.randn(new Generator(3), 9, 6)).square().sum().backward(null, true);
         assertNotNull(moe.gate().weight().grad(), "the task loss reaches the router through combine");
         assertTrue(moe.gate().weight().grad().abs().sum().item() > 0);
         moe.zeroGrad();
