@@ -20,8 +20,9 @@ import java.util.LinkedHashMap;
  * bookkeeping), and idle arrays never hold more than the cap: past it the least recently used
  * lengths are dropped to the collector. Thread-safe; the lock guards O(1) work.
  *
- * <p>Arrays come back through {@link #put} when a storage the pool allocated is released or
- * collected (see {@link HeapStorage}), never arrays handed in through {@code wrap}.
+ * <p>Arrays come back through {@link #put} when a storage the pool allocated is released (see
+ * {@link HeapStorage}), never arrays handed in through {@code wrap}, and never after a
+ * collection: a kernel may still be reading the array of a storage nobody references.
  */
 public final class BufferPool {
     /** Property giving the most idle bytes a pool keeps (0 turns pooling off). */

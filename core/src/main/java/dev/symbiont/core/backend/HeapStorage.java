@@ -41,7 +41,7 @@ public final class HeapStorage implements Storage {
 
     /**
      * A buffer of {@code size} elements from {@code pool}, which takes its array back when the
-     * storage is released or collected. {@code zeroed} false (PyTorch's {@code torch.empty}) is only
+     * storage is released (not when it is collected: see {@link MemoryTracker}). {@code zeroed} false (PyTorch's {@code torch.empty}) is only
      * for an op that writes every element: the array may hold a previous user's values. While
      * {@link ReleaseCheck#poisoning()} nothing is recycled and an unzeroed buffer is new and filled
      * with the poison values, so an op that leaves an element unwritten shows NaN.
@@ -135,8 +135,8 @@ public final class HeapStorage implements Storage {
     public boolean pooled() { return recycler != null; }
 
     /**
-     * The action that returns a pooled array: it owns the array, never the storage, so the storage
-     * can become unreachable and be collected while its array goes back to the pool.
+     * The action a release runs to return a pooled array: it owns the array, never the storage, so
+     * the tracker's entry does not keep the storage alive.
      */
     private static final class Recycler implements Runnable {
         private final BufferPool pool;

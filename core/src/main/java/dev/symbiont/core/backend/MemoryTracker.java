@@ -67,12 +67,22 @@ public final class MemoryTracker {
             this.onFree = onFree;
         }
 
+        /** An explicit release: the owner says nobody reads the buffer any more. */
         @Override
-        public void clean() {
+        public void clean() { free(true); }
+
+        /**
+         * The owner was found unreachable: its bytes return, but {@code onFree} does not run. The
+         * buffer may still be read — a kernel looping over the bare array of a temporary keeps no
+         * storage reachable — so a pool handing it to another op would corrupt both.
+         */
+        void collected() { free(false); }
+
+        private void free(boolean runOnFree) {
             if (released.compareAndSet(false, true)) {
                 allocated.addAndGet(-bytes);
                 LIVE.remove(this);
-                if (onFree != null) onFree.run();
+                if (runOnFree && onFree != null) onFree.run();
             }
         }
     }
@@ -117,14 +127,14 @@ public final class MemoryTracker {
     public static void collectGarbage() {
         System.gc();
         for (Allocation a : LIVE) {
-            if (a.refersTo(null)) a.clean();
+            if (a.refersTo(null)) a.collected();
         }
     }
 
     private static void releaseCollected() {
         while (true) {
             try {
-                ((Cleaner.Cleanable) COLLECTED.remove()).clean();
+                ((Allocation) COLLECTED.remove()).collected();
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
