@@ -20,7 +20,7 @@ import static dev.symbiont.cpu.Differential.tensor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-/** The fused batch norm and group norm kernels of (N, C, L), forward and backward, against the norm family's reference. */
+/** The fused batch norm, group norm and layer norm over C (LayerNorm2d) kernels of (N, C, L), forward and backward, against the norm family's reference. */
 class CpuChannelNormsTest {
     private static final double EPS = 1e-5;
 
@@ -57,7 +57,8 @@ class CpuChannelNormsTest {
     /** Fallbacks of the channel-norm kernels so far: a kernel that ran the reference would compare equal trivially. */
     private static long fallbacks() {
         return Fallbacks.count("batch_norm") + Fallbacks.count("batch_norm backward")
-                + Fallbacks.count("group_norm") + Fallbacks.count("group_norm backward");
+                + Fallbacks.count("group_norm") + Fallbacks.count("group_norm backward")
+                + Fallbacks.count("layer_norm2d") + Fallbacks.count("layer_norm2d backward");
     }
 
     private static void compareBatchNorm(Case k) {
@@ -108,6 +109,40 @@ class CpuChannelNormsTest {
         compare("group_norm dx " + tag, gr.input(), gf.input(), 1e-4);
         compare("group_norm dw " + tag, gr.weight(), gf.weight(), sumTol);
         compare("group_norm db " + tag, gr.bias(), gf.bias(), sumTol);
+    }
+
+    private static void compareLayerNorm2d(Case k) {
+        long before = fallbacks();
+        String tag = k.tag();
+        double sumTol = 1e-5 * Math.sqrt((double) k.n * k.l);
+        NormResult r = norm(REF).layerNorm2d(k.x(REF), k.w(REF), k.b(REF), 1e-6);
+        NormResult f = norm(CPU).layerNorm2d(k.x(CPU), k.w(CPU), k.b(CPU), 1e-6);
+        compare("layer_norm2d y " + tag, r.output(), f.output(), 1e-4);
+        compare("layer_norm2d mean " + tag, r.mean(), f.mean(), 1e-5);
+        compare("layer_norm2d rstd " + tag, r.rstd(), f.rstd(), 1e-5);
+        NormGrads gr = norm(REF).layerNorm2dBackward(k.g(REF), k.x(REF), k.w(REF), k.b(REF), r.mean(), r.rstd());
+        NormGrads gf = norm(CPU).layerNorm2dBackward(k.g(CPU), k.x(CPU), k.w(CPU), k.b(CPU), f.mean(), f.rstd());
+        compare("layer_norm2d dx " + tag, gr.input(), gf.input(), 1e-4);
+        compare("layer_norm2d dw " + tag, gr.weight(), gf.weight(), sumTol);
+        compare("layer_norm2d db " + tag, gr.bias(), gf.bias(), sumTol);
+        assertEquals(before, fallbacks(), "the CPU kernels ran for " + tag);
+    }
+
+    @Test
+    void layerNorm2dMatchesReferenceOnAwkwardSizesBlocksAndWithoutParameters() {
+        compareLayerNorm2d(contiguous(41, 2, 7, 13, true));
+        compareLayerNorm2d(contiguous(42, 1, 1, 5, true));                                    // one channel: x̂ = 0
+        compareLayerNorm2d(contiguous(43, 3, 5, 1, false));                                   // (N, C) input
+        compareLayerNorm2d(contiguous(44, 2, 3, 257, true));                                  // a block of 256 and one of 1
+        compareLayerNorm2d(contiguous(45, 4, 64, 300, true));                                 // 76,800 elements: tasks in parallel
+    }
+
+    @Test
+    void layerNorm2dMatchesReferenceOnChannelsLastAndNarrowedInputs() {
+        int n = 3, c = 4, l = 9;
+        Layout channelsLast = new Layout(new int[] {n, c, l}, new int[] {c * l, 1, c}, 0);
+        Layout narrowed = new Layout(new int[] {n, c, l}, new int[] {c * (l + 3), l + 3, 1}, 2);
+        for (Layout layout : new Layout[] {channelsLast, narrowed}) compareLayerNorm2d(randomCase(46, n, c, l, true, layout));
     }
 
     @Test

@@ -75,6 +75,8 @@ class CpuConvTest {
     @CsvSource({
             "resnet 3x3 (parallel GEMMs), 1, 64, 20, 20, 64, 3, 1, 1, 1",
             "resnet 3x3 (parallel items), 4, 16, 20, 20, 32, 3, 1, 1, 1",
+            "3x3 backward in slabs of 9 channels and one of 1, 2, 37, 20, 20, 24, 3, 1, 1, 1",
+            "grouped 3x3 backward in slabs of 9 and 5 channels, 2, 64, 20, 20, 32, 3, 1, 1, 2",
             "downsample 3x3 stride 2, 2, 32, 15, 15, 64, 3, 2, 1, 1",
             "grouped 3x3, 2, 32, 12, 11, 32, 3, 1, 1, 4",
             "pointwise 1x1, 3, 64, 9, 9, 32, 1, 1, 0, 1",

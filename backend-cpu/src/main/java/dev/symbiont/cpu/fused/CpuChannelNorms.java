@@ -8,12 +8,13 @@ import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.norm.NormKernels.BatchNormResult;
 import dev.symbiont.core.fused.norm.NormKernels.NormGrads;
 import dev.symbiont.core.fused.norm.NormKernels.NormResult;
+import dev.symbiont.cpu.kernels.ChannelLayerNorm;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.VectorChannelNorms;
 
 /**
- * The norm family's channel norms (batch norm, group norm) of x (N, C, L) on
- * {@link VectorChannelNorms}: x is read as N·C rows of L, in place when its layout allows,
+ * The norm family's channel norms of x (N, C, L): batch norm and group norm on
+ * {@link VectorChannelNorms}, layer norm over C (LayerNorm2d) on {@link ChannelLayerNorm}; x is read as N·C rows of L, in place when its layout allows,
  * else through one contiguous copy. Empty inputs and parameters or statistics of other shapes
  * run the reference and are counted as fallbacks. {@link CpuNorm} hands these ops here.
  */
@@ -85,6 +86,33 @@ final class CpuChannelNorms {
         HeapStorage gw = weight == null ? null : io.newFloats(c), gb = bias == null ? null : io.newFloats(c);
         Rows w = io.vectorOf(op, weight);
         VectorChannelNorms.groupNormBackward(io.rows(op, gradY, n * c, l), io.rows(op, x, n * c, l), n, c, l, groups,
+                CpuTensors.data(w), CpuTensors.offset(w), io.vectorOf(op, mean), io.vectorOf(op, rstd),
+                gx.floats(), floats(gw), floats(gb));
+        return grads(gx, gw, gb, n, c, l);
+    }
+
+    NormResult layerNorm2d(Tensor x, Tensor weight, Tensor bias, double eps) {
+        String op = "layer_norm2d";
+        if (!ready(op, x, weight, bias)) return REFERENCE.layerNorm2d(x, weight, bias, eps);
+        int n = x.size(0), c = x.size(1), l = x.size(2);
+        HeapStorage y = io.newFloats(n * c * l), mean = io.newFloats(n * l), rstd = io.newFloats(n * l);
+        Rows w = io.vectorOf(op, weight), b = io.vectorOf(op, bias);
+        ChannelLayerNorm.forward(io.rows(op, x, n * c, l), n, c, l, CpuTensors.data(w), CpuTensors.offset(w),
+                CpuTensors.data(b), CpuTensors.offset(b), eps, y.floats(), mean.floats(), rstd.floats());
+        return new NormResult(Tensor.of(y, n, c, l), Tensor.of(mean, n, l), Tensor.of(rstd, n, l));
+    }
+
+    NormGrads layerNorm2dBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        String op = "layer_norm2d backward";
+        if (!ready(op, x, weight, bias) || !CpuNorm.sameShape(op, gradY, x)
+                || !statistic(op, mean, x.size(0) * x.size(2)) || !statistic(op, rstd, x.size(0) * x.size(2))) {
+            return REFERENCE.layerNorm2dBackward(gradY, x, weight, bias, mean, rstd);
+        }
+        int n = x.size(0), c = x.size(1), l = x.size(2);
+        HeapStorage gx = io.newFloats(n * c * l);
+        HeapStorage gw = weight == null ? null : io.newFloats(c), gb = bias == null ? null : io.newFloats(c);
+        Rows w = io.vectorOf(op, weight);
+        ChannelLayerNorm.backward(io.rows(op, gradY, n * c, l), io.rows(op, x, n * c, l), n, c, l,
                 CpuTensors.data(w), CpuTensors.offset(w), io.vectorOf(op, mean), io.vectorOf(op, rstd),
                 gx.floats(), floats(gw), floats(gb));
         return grads(gx, gw, gb, n, c, l);

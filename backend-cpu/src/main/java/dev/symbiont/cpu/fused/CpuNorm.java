@@ -15,7 +15,7 @@ import java.util.Arrays;
 /**
  * The norm family on Vector-API row kernels ({@link VectorSoftmax}, {@link VectorNorms}):
  * softmax along the last dim and norms of (rows, cols) with (cols) parameters, each row read in
- * place when consecutive; batch norm and group norm of (N, C, L) on {@link CpuChannelNorms}. Any
+ * place when consecutive; batch norm, group norm and layer norm over C of (N, C, L) on {@link CpuChannelNorms}. Any
  * other input runs the reference and is counted as a fallback.
  */
 public final class CpuNorm implements NormKernels {
@@ -192,6 +192,16 @@ public final class CpuNorm implements NormKernels {
     @Override
     public NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
         return channels.groupNormBackward(gradY, x, groups, weight, bias, mean, rstd);
+    }
+
+    @Override
+    public NormResult layerNorm2d(Tensor x, Tensor weight, Tensor bias, double eps) {
+        return channels.layerNorm2d(x, weight, bias, eps);
+    }
+
+    @Override
+    public NormGrads layerNorm2dBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        return channels.layerNorm2dBackward(gradY, x, weight, bias, mean, rstd);
     }
 
     /** x is a non-empty float32 (rows, cols) and the parameters are (cols) or null; otherwise counts a fallback. */

@@ -20,11 +20,17 @@ import dev.symbiont.cpu.gemm.Gemm;
  * <p>Parallel over (image, group, tile) with each GEMM on one thread when there are at least as
  * many work items as cores, else one item after another with the GEMM itself parallel. The
  * backward splits by (image, group) — one writer per region of dx — and sums per-chunk weight
- * and bias gradients in chunk order, so results do not depend on scheduling.
+ * and bias gradients in chunk order, so results do not depend on scheduling. It walks each
+ * tile's panel in slabs of channels (SLAB_FLOATS): im2col writes a slab and the weight
+ * gradient's GEMM packs it, the input gradient's GEMM writes a slab of columns and col2im
+ * folds it back, each while the slab is in L2. A slab's rows of dW_gᵀ and of W_gᵀ·gradOut are
+ * those rows of the whole panel's products, so the results are the same.
  */
 public final class Im2colConv {
-    /** Floats in one panel: 128 Ki floats, 512 KiB, half a Zen core's L2. */
+    /** Floats in one panel: 128 Ki floats, 512 KiB, half a Zen 4/5 core's L2 (all of a Zen 3 core's). */
     static final int PANEL_FLOATS = 1 << 17;
+    /** Floats in one slab of the backward's panels: 32 Ki floats, 128 KiB, a quarter of Zen 3's 512 KiB L2. */
+    static final int SLAB_FLOATS = 1 << 15;
 
     private final Gemm gemm;
     private final TileMath math;
@@ -102,11 +108,12 @@ public final class Im2colConv {
         float[] wT = dx == null ? null : transpose(weight, o, k);                 // (K, O)
         ConvTaps rows = DepthwiseConv.rowTaps(g), cols = DepthwiseConv.colTaps(g);
         int planeIn = g.inH() * g.inW();
+        int taps = g.kernelH() * g.kernelW(), slab = pointwise ? cg : slabChannels(g, tileRows * g.outW());
         Parallel.forChunks(items, grain, (chunk, from, to) -> {
-            int panelSize = k * tileRows * g.outW();
+            int panelSize = slab * taps * tileRows * g.outW();
             float[] panel = pointwise || dw == null ? null : new float[panelSize];
             float[] dcols = pointwise || dx == null ? null : new float[panelSize];
-            float[] tmp = dw == null ? null : new float[k * og];
+            float[] tmp = dw == null ? null : new float[slab * taps * og];
             float[] dwT = dw == null ? null : new float[dw.length], dbAcc = db == null ? null : new float[db.length];
             for (int item = from; item < to; item++) {
                 int gi = item % groups, n = item / groups;
@@ -119,11 +126,15 @@ public final class Im2colConv {
                         if (pointwise) {
                             mul(!across, k, og, lt, x.data(), x.start(xRow) + l0, x.stride(), 1,
                                     grad.data(), gOff, 1, grad.stride(), tmp, 0, og);
+                            math.addStrided(dwT, gi * k * og, tmp, 0, 1, k * og);
                         } else {
-                            Im2colTiles.im2col(x, xRow * g.inH(), g, rows, cols, oh0, oh1, panel);
-                            mul(!across, k, og, lt, panel, 0, lt, 1, grad.data(), gOff, 1, grad.stride(), tmp, 0, og);
+                            for (int c0 = 0; c0 < cg; c0 += slab) {                // one slab of panel rows at a time
+                                int c1 = Math.min(cg, c0 + slab), r0 = c0 * taps, rs = (c1 - c0) * taps;
+                                Im2colTiles.im2col(x, xRow * g.inH(), c0, c1, g, rows, cols, oh0, oh1, panel, 0, lt);
+                                mul(!across, rs, og, lt, panel, 0, lt, 1, grad.data(), gOff, 1, grad.stride(), tmp, 0, og);
+                                math.addStrided(dwT, (gi * k + r0) * og, tmp, 0, 1, rs * og);
+                            }
                         }
-                        math.addStrided(dwT, gi * k * og, tmp, 0, 1, k * og);
                     }
                     if (dx != null) {                                           // W_gᵀ · gradOut, folded back
                         int dxOff = xRow * planeIn;
@@ -131,8 +142,12 @@ public final class Im2colConv {
                             mul(!across, cg, lt, og, wT, gi * og, o, 1, grad.data(), gOff, grad.stride(), 1,
                                     dx, dxOff + l0, planeIn);
                         } else {
-                            mul(!across, k, lt, og, wT, gi * og, o, 1, grad.data(), gOff, grad.stride(), 1, dcols, 0, lt);
-                            Im2colTiles.col2im(dcols, g, rows, cols, oh0, oh1, dx, dxOff, math);
+                            for (int c0 = 0; c0 < cg; c0 += slab) {
+                                int c1 = Math.min(cg, c0 + slab), r0 = c0 * taps, rs = (c1 - c0) * taps;
+                                mul(!across, rs, lt, og, wT, r0 * o + gi * og, o, 1, grad.data(), gOff, grad.stride(), 1,
+                                        dcols, 0, lt);
+                                Im2colTiles.col2im(dcols, 0, lt, c0, c1, g, rows, cols, oh0, oh1, dx, dxOff, math);
+                            }
                         }
                     }
                 }
@@ -177,6 +192,16 @@ public final class Im2colConv {
                 for (int c = 0; c < og; c++) dw[(gi * og + c) * k + p] += dwT[src + c];
             }
         }
+    }
+
+    /**
+     * Channels per slab of the backward's panels: (channels·kh·kw) × tile columns within
+     * SLAB_FLOATS, so the slab im2col or the input gradient's GEMM writes is still in L2 when
+     * the GEMM packs it or col2im reads it. At least one, at most the group's channels.
+     */
+    static int slabChannels(ConvGeometry g, int tileColumns) {
+        long perChannel = (long) g.kernelH() * g.kernelW() * tileColumns;
+        return (int) Math.max(1, Math.min(g.groupInChannels(), SLAB_FLOATS / perChannel));
     }
 
     /** Output rows per panel: as many as fit PANEL_FLOATS, at least one. */

@@ -32,10 +32,19 @@ public final class Im2colTiles {
      */
     public static void im2col(Rows x, int rowBase, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1,
                               float[] panel, int off, int ld) {
+        im2col(x, rowBase, 0, g.groupInChannels(), g, rows, cols, oh0, oh1, panel, off, ld);
+    }
+
+    /**
+     * The panel rows of the group's channels [c0, c1) only, from row 0 of {@code panel}: a slab of
+     * (c1 − c0)·kh·kw rows, so a caller can keep a part of a tall panel in cache.
+     */
+    public static void im2col(Rows x, int rowBase, int c0, int c1, ConvGeometry g, ConvTaps rows, ConvTaps cols,
+                              int oh0, int oh1, float[] panel, int off, int ld) {
         int ow = g.outW(), sw = g.strideW();
         float[] xd = x.data();
         int rowStart = off;
-        for (int c = 0; c < g.groupInChannels(); c++) {
+        for (int c = c0; c < c1; c++) {
             for (int i = 0; i < g.kernelH(); i++) {
                 for (int j = 0; j < g.kernelW(); j++, rowStart += ld) {
                     int lo = cols.lo()[j], hi = cols.hi()[j], first = cols.first()[j];
@@ -58,7 +67,7 @@ public final class Im2colTiles {
                 }
             }
         }
-        assert rowStart == off + g.patchSize() * ld;
+        assert rowStart == off + (c1 - c0) * g.kernelH() * g.kernelW() * ld;
     }
 
     /**
@@ -75,9 +84,15 @@ public final class Im2colTiles {
     /** As {@link #col2im(float[], ConvGeometry, ConvTaps, ConvTaps, int, int, float[], int, TileMath)} from columns off… of a panel whose rows are {@code ld} apart. */
     public static void col2im(float[] panel, int off, int ld, ConvGeometry g, ConvTaps rows, ConvTaps cols, int oh0, int oh1,
                               float[] dx, int dxBase, TileMath math) {
+        col2im(panel, off, ld, 0, g.groupInChannels(), g, rows, cols, oh0, oh1, dx, dxBase, math);
+    }
+
+    /** As col2im for a slab holding only the panel rows of the group's channels [c0, c1). */
+    public static void col2im(float[] panel, int off, int ld, int c0, int c1, ConvGeometry g, ConvTaps rows, ConvTaps cols,
+                              int oh0, int oh1, float[] dx, int dxBase, TileMath math) {
         int ow = g.outW(), sw = g.strideW(), w = g.inW();
         int rowStart = off;
-        for (int c = 0; c < g.groupInChannels(); c++) {
+        for (int c = c0; c < c1; c++) {
             for (int i = 0; i < g.kernelH(); i++) {
                 for (int j = 0; j < g.kernelW(); j++, rowStart += ld) {
                     int lo = cols.lo()[j], hi = cols.hi()[j], first = cols.first()[j];

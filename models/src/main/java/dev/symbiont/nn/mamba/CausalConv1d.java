@@ -3,6 +3,7 @@ package dev.symbiont.nn.mamba;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.conv.Convolutions;
 import dev.symbiont.nn.Init;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.Parameter;
@@ -20,8 +21,8 @@ import java.util.List;
  * the first L outputs, as Mamba calls it. Keys {@code weight} (channels, 1, K) and
  * {@code bias} (channels), initialised as PyTorch's Conv1d (U(±1/√K)).
  *
- * <p>Composed from tensor ops (K multiply-adds per element), so its backward is autograd's.
- * To continue a sequence it takes the K − 1 inputs before it ({@code past}).
+ * <p>Runs the conv family's conv1d ({@link Convolutions#conv1d}: on the CPU the direct depthwise
+ * kernel) on the padded input. To continue a sequence it takes the K − 1 inputs before it ({@code past}).
  */
 public final class CausalConv1d extends Module {
     private final int channels, kernel;
@@ -68,13 +69,8 @@ public final class CausalConv1d extends Module {
 
     /** The convolution of an already left-padded input (batch, channels, K − 1 + L) → (batch, channels, L). */
     public Tensor forwardPadded(Tensor padded) {
-        int len = padded.size(2) - (kernel - 1);
-        Tensor w = weight.value().select(1, 0);                                        // (channels, K)
-        Tensor y = bias.value().reshape(channels, 1);
-        for (int j = 0; j < kernel; j++) {
-            y = y.add(padded.narrow(2, j, len).mul(w.narrow(1, j, 1)));                // w_j ⊙ x_{t−(K−1)+j}
-        }
-        return y;
+        // depthwise (groups = channels), no padding of its own: y_t reads padded[t, t + K)
+        return Convolutions.conv1d(padded, weight.value(), bias.value(), 1, 0, 1, channels);
     }
 
     private Tensor zeros(Tensor x) {

@@ -6,8 +6,8 @@ import dev.symbiont.core.fused.norm.ChannelNorms;
 /**
  * Layer norm over the channels of a channels-first image x (N, C, H, W) at every (n, h, w):
  * timm's LayerNorm2d, as ConvNeXt uses it between stages (Liu et al. 2022). Keys {@code weight}
- * and {@code bias} (C), ones and zeros initially. The result has x's shape with channels-last
- * strides ({@link ChannelNorms#layerNormOverChannels}).
+ * and {@code bias} (C), ones and zeros initially. One fused op on the channels-first layout
+ * ({@link ChannelNorms#layerNormOverChannels}); the result is contiguous (N, C, *).
  */
 public final class LayerNorm2d extends ChannelNorm {
 

@@ -19,6 +19,7 @@ public final class ChannelNorms {
 
     private static final FusedOp<NormKernels> BATCH_NORM = FusedOp.of(NormKernels.FAMILY, "batch_norm", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> GROUP_NORM = FusedOp.of(NormKernels.FAMILY, "group_norm", OpCategory.NORMALIZATION);
+    private static final FusedOp<NormKernels> LAYER_NORM_2D = FusedOp.of(NormKernels.FAMILY, "layer_norm2d", OpCategory.NORMALIZATION);
 
     /**
      * Batch normalisation of x (N, C, *) → same shape; every tensor but x may be null, and
@@ -85,44 +86,61 @@ public final class ChannelNorms {
      * scaled and shifted per channel by weight and bias (C, or null).
      */
     public static Tensor groupNorm(Tensor x, int numGroups, Tensor weight, Tensor bias, double eps) {
-        String op = "group_norm";
+        String op = GROUP_NORM.name();
         Checks.float32(op, x, weight, bias);
         Checks.sameBackend(op, x, weight, bias);
-        int n = batch(op, x), c = x.size(1), l = spatial(x);
+        batch(op, x);
+        int c = x.size(1);
         if (numGroups < 1 || c % numGroups != 0) {
             throw new IllegalArgumentException(op + ": expected the number of channels to be divisible by num_groups, got input shape "
                     + Arrays.toString(x.shape()) + " and num_groups=" + numGroups);
         }
-        checkChannels(op, x, "weight", weight);
-        checkChannels(op, x, "bias", bias);
-        Tensor x3 = x.detach().reshape(n, c, l), w = flat(weight), b = flat(bias);
-        long flops = (5L + (weight == null ? 0 : 1) + (bias == null ? 0 : 1)) * x.numel();
-        return GROUP_NORM.run(x.backend(), flops, 2 * FusedOp.bytes(x) + FusedOp.bytes(weight, bias),
-                k -> {
-                    NormKernels.NormResult r = k.groupNorm(x3, numGroups, w, b, eps);
-                    return new FusedOp.Result<>(r.output().reshape(x.shape()), new Tensor[] {r.mean(), r.rstd()});
-                },
-                (k, stats, g) -> unflatten(k.groupNormBackward(g.reshape(n, c, l), x3, numGroups, w, b, stats[0], stats[1]), x),
-                x, weight, bias);
+        return affineNorm(GROUP_NORM, x, weight, bias, (k, x3, w, b) -> k.groupNorm(x3, numGroups, w, b, eps),
+                (k, g3, x3, w, b, mean, rstd) -> k.groupNormBackward(g3, x3, numGroups, w, b, mean, rstd));
     }
 
     /**
      * Layer norm over the channels of x (N, C, *) at every (n, position), weight and bias (C) or
-     * null: timm's LayerNorm2d. x is viewed channels-last (a permute, no copy), normalised by
-     * {@link Normalization#layerNorm} over its last dim, and viewed back, so the result has x's
-     * shape with channels-last strides.
+     * null: timm's LayerNorm2d. One fused op on the channels-first layout (no permute, no copy of
+     * a channels-last view); the result is contiguous (N, C, *) like x's shape.
      */
     public static Tensor layerNormOverChannels(Tensor x, Tensor weight, Tensor bias, double eps) {
-        int rank = x.dim();
-        if (rank < 2) {
-            throw new IllegalArgumentException("layer_norm over channels: expected an input of shape (N, C, *), got "
-                    + Arrays.toString(x.shape()));
-        }
-        int[] toLast = new int[rank], back = new int[rank];
-        toLast[rank - 1] = 1;
-        for (int d = 2; d < rank; d++) toLast[d - 1] = d;
-        for (int d = 0; d < rank; d++) back[toLast[d]] = d;
-        return Normalization.layerNorm(x.permute(toLast), new int[] {x.size(1)}, weight, bias, eps).permute(back);
+        String op = LAYER_NORM_2D.name();
+        Checks.float32(op, x, weight, bias);
+        Checks.sameBackend(op, x, weight, bias);
+        batch(op, x);
+        return affineNorm(LAYER_NORM_2D, x, weight, bias, (k, x3, w, b) -> k.layerNorm2d(x3, w, b, eps),
+                (k, g3, x3, w, b, mean, rstd) -> k.layerNorm2dBackward(g3, x3, w, b, mean, rstd));
+    }
+
+    /** A norm's kernel on x (N, C, L) with (C) weight and bias, or null. */
+    private interface StatsForward {
+        NormKernels.NormResult run(NormKernels k, Tensor x3, Tensor w, Tensor b);
+    }
+
+    /** Its backward from the saved mean and rstd; g3 is the output gradient as (N, C, L). */
+    private interface StatsBackward {
+        NormKernels.NormGrads run(NormKernels k, Tensor g3, Tensor x3, Tensor w, Tensor b, Tensor mean, Tensor rstd);
+    }
+
+    /**
+     * A norm of x (N, C, *) that saves its mean and rstd and scales and shifts per channel (group
+     * norm, layer norm over C) as one fused op: the parameters checked against C, x seen as (N, C, L).
+     */
+    private static Tensor affineNorm(FusedOp<NormKernels> op, Tensor x, Tensor weight, Tensor bias,
+                                     StatsForward forward, StatsBackward backward) {
+        int n = x.size(0), c = x.size(1), l = spatial(x);
+        checkChannels(op.name(), x, "weight", weight);
+        checkChannels(op.name(), x, "bias", bias);
+        Tensor x3 = x.detach().reshape(n, c, l), w = flat(weight), b = flat(bias);
+        long flops = (5L + (weight == null ? 0 : 1) + (bias == null ? 0 : 1)) * x.numel();
+        return op.run(x.backend(), flops, 2 * FusedOp.bytes(x) + FusedOp.bytes(weight, bias),
+                k -> {
+                    NormKernels.NormResult r = forward.run(k, x3, w, b);
+                    return new FusedOp.Result<>(r.output().reshape(x.shape()), new Tensor[] {r.mean(), r.rstd()});
+                },
+                (k, stats, g) -> unflatten(backward.run(k, g.reshape(n, c, l), x3, w, b, stats[0], stats[1]), x),
+                x, weight, bias);
     }
 
     /** running ← (1 − momentum)·running + momentum·stat, written into running's storage. */

@@ -5,7 +5,7 @@ import dev.symbiont.core.fused.Family;
 
 /**
  * The norm family's contract: softmax, log_softmax, layer norm and RMS norm, and the channel
- * norms of (N, C, *) tensors (batch norm, group norm), with their backward rules. Inputs carry
+ * norms of (N, C, *) tensors (batch norm, group norm, layer norm over C), with their backward rules. Inputs carry
  * no autograd history ({@link Normalization} and {@link ChannelNorms} record the graph); row
  * norms see 2-D (rows, cols) views, core having flattened the leading dims, and channel norms
  * see (N, C, L) views, core having flattened the spatial dims into L. Any strides.
@@ -82,6 +82,16 @@ public interface NormKernels {
 
     /** Gradients of group norm for x, weight and bias (null where the input was null). */
     NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd);
+
+    /**
+     * Layer norm over the channels of x (N, C, L) at every (n, l): ConvNeXt's LayerNorm2d on the
+     * channels-first layout, each of the N·L columns of C values normalised, then scaled and
+     * shifted per channel by weight and bias (C, or null). mean and rstd of the result are (N, L).
+     */
+    NormResult layerNorm2d(Tensor x, Tensor weight, Tensor bias, double eps);
+
+    /** Gradients of {@link #layerNorm2d} for x, weight and bias (null where the input was null). */
+    NormGrads layerNorm2dBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd);
 
     /** Batch norm's output and the channel statistics: mean, biased variance and rstd, each (C). */
     record BatchNormResult(Tensor output, Tensor mean, Tensor var, Tensor rstd) {}

@@ -136,6 +136,28 @@ public class ReferenceNorm implements NormKernels {
         return new NormGrads(gx.reshape(x.shape()), gw, gb);
     }
 
+    @Override
+    public NormResult layerNorm2d(Tensor x, Tensor weight, Tensor bias, double eps) {
+        int n = x.size(0), l = x.size(2);
+        Tensor mean = x.mean(1, true);
+        Tensor centered = x.sub(mean);
+        Tensor rstd = centered.square().mean(1, true).add(eps).rsqrt();
+        Tensor y = affine(centered.mul(rstd), weight, bias);
+        return new NormResult(y, mean.reshape(n, l), rstd.reshape(n, l));
+    }
+
+    @Override
+    public NormGrads layerNorm2dBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        int n = x.size(0), l = x.size(2);
+        Tensor r = rstd.reshape(n, 1, l);
+        Tensor xhat = x.sub(mean.reshape(n, 1, l)).mul(r);
+        Tensor gxhat = weight == null ? gradY : gradY.mul(perChannel(weight));
+        Tensor gx = gxhat.sub(gxhat.mean(1, true)).sub(xhat.mul(gxhat.mul(xhat).mean(1, true))).mul(r);
+        Tensor gw = weight == null ? null : gradY.mul(xhat).sum(BATCH_DIMS, false);
+        Tensor gb = bias == null ? null : gradY.sum(BATCH_DIMS, false);
+        return new NormGrads(gx, gw, gb);
+    }
+
     /** x (N, C, L) as (N, groups, C / groups · L). */
     private static Tensor grouped(Tensor x, int groups) {
         return x.reshape(x.size(0), groups, x.size(1) / groups * x.size(2));
