@@ -69,32 +69,43 @@ final class VectorGemmKernels {
      */
     static void kernel(int kc, float[] ap, int aOff, float[] bp, int bOff,
                        float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
-        // the addend is a row-strided source: C itself, the bias repeated (row stride 0), or zeros
-        float[] addend = accumulate ? c : bias != null ? bias : ZEROS;
-        int addOff = accumulate ? cOff : bias != null ? biasOff : 0;
-        int addStride = accumulate ? ldc : 0;
         // MR is a static final: C2 folds the branch and inlines one kernel
         if (MR == 8) {
-            kernel8(kc, ap, aOff, bp, bOff, addend, addOff, addStride, c, cOff, ldc);
+            kernel8(kc, ap, aOff, bp, bOff, c, cOff, ldc, accumulate, bias, biasOff);
         } else {
-            kernel4(kc, ap, aOff, bp, bOff, addend, addOff, addStride, c, cOff, ldc);
+            // the addend is a row-strided source: C itself, the bias repeated (row stride 0), or zeros
+            float[] addend = accumulate ? c : bias != null ? bias : ZEROS;
+            int addOff = accumulate ? cOff : bias != null ? biasOff : 0;
+            kernel4(kc, ap, aOff, bp, bOff, addend, addOff, accumulate ? ldc : 0, c, cOff, ldc);
         }
     }
 
-    /*
-     * Both tiles accumulate from zero and add the addend's rows once, after the k loop: the
-     * hot method has no branch and no phi of vectors, and when the addend is a C tile that is
-     * not in cache its loads no longer hold up the first FMAs. Measured on Zen 3 (4 × 16, the
-     * whole GEMM, rounds alternated with the former kernel that started from C or the bias
-     * behind branches): +18% at n = 256, +4% at 1024, +9% at 2048.
+    /**
+     * The 8 × 2L tile: 16 accumulators, for 32-register CPUs. Its accumulators start from C or
+     * the bias (the form measured on AVX-512): written like {@link #kernel4}, adding C or the
+     * bias after the loop, it ran at a quarter of the speed (8 × 16 on Zen 3: 18 against 70
+     * GFLOP/s at n = 1024), as an epilogue add did on AVX-512 before.
      */
-
-    /** The 8 × 2L tile: 16 accumulators, for 32-register CPUs. */
     private static void kernel8(int kc, float[] ap, int aOff, float[] bp, int bOff,
-                                float[] add, int ao, int as, float[] c, int cOff, int ldc) {
-        FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-                c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
-                c70 = c00, c71 = c00;
+                                float[] c, int cOff, int ldc, boolean accumulate, float[] bias, int biasOff) {
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
+        if (accumulate) {
+            // start from C itself: the tail is then a plain store, no add
+            int o = cOff;
+            c00 = FloatVector.fromArray(SPECIES, c, o); c01 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c10 = FloatVector.fromArray(SPECIES, c, o); c11 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c20 = FloatVector.fromArray(SPECIES, c, o); c21 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c30 = FloatVector.fromArray(SPECIES, c, o); c31 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c40 = FloatVector.fromArray(SPECIES, c, o); c41 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c50 = FloatVector.fromArray(SPECIES, c, o); c51 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c60 = FloatVector.fromArray(SPECIES, c, o); c61 = FloatVector.fromArray(SPECIES, c, o + L); o += ldc;
+            c70 = FloatVector.fromArray(SPECIES, c, o); c71 = FloatVector.fromArray(SPECIES, c, o + L);
+        } else {
+            FloatVector z0 = bias == null ? FloatVector.zero(SPECIES) : FloatVector.fromArray(SPECIES, bias, biasOff);
+            FloatVector z1 = bias == null ? z0 : FloatVector.fromArray(SPECIES, bias, biasOff + L);
+            c00 = z0; c01 = z1; c10 = z0; c11 = z1; c20 = z0; c21 = z1; c30 = z0; c31 = z1;
+            c40 = z0; c41 = z1; c50 = z0; c51 = z1; c60 = z0; c61 = z1; c70 = z0; c71 = z1;
+        }
         for (int p = 0; p < kc; p++) {
             int bi = bOff + p * NR;
             int ai = aOff + p * 8;
@@ -125,17 +136,25 @@ final class VectorGemmKernels {
             c70 = a.fma(b0, c70);
             c71 = a.fma(b1, c71);
         }
-        store(c00, c01, add, ao, c, cOff);
-        store(c10, c11, add, ao + as, c, cOff + ldc);
-        store(c20, c21, add, ao + 2 * as, c, cOff + 2 * ldc);
-        store(c30, c31, add, ao + 3 * as, c, cOff + 3 * ldc);
-        store(c40, c41, add, ao + 4 * as, c, cOff + 4 * ldc);
-        store(c50, c51, add, ao + 5 * as, c, cOff + 5 * ldc);
-        store(c60, c61, add, ao + 6 * as, c, cOff + 6 * ldc);
-        store(c70, c71, add, ao + 7 * as, c, cOff + 7 * ldc);
+        int o = cOff;
+        c00.intoArray(c, o); c01.intoArray(c, o + L); o += ldc;
+        c10.intoArray(c, o); c11.intoArray(c, o + L); o += ldc;
+        c20.intoArray(c, o); c21.intoArray(c, o + L); o += ldc;
+        c30.intoArray(c, o); c31.intoArray(c, o + L); o += ldc;
+        c40.intoArray(c, o); c41.intoArray(c, o + L); o += ldc;
+        c50.intoArray(c, o); c51.intoArray(c, o + L); o += ldc;
+        c60.intoArray(c, o); c61.intoArray(c, o + L); o += ldc;
+        c70.intoArray(c, o); c71.intoArray(c, o + L);
     }
 
-    /** The 4 × 2L tile: 8 accumulators, for 16-register CPUs. */
+    /**
+     * The 4 × 2L tile: 8 accumulators, for 16-register CPUs. It accumulates from zero and adds
+     * the addend's rows (row stride {@code as}) once, after the k loop: the hot method has no
+     * branch and no phi of vectors, and a C tile that is not in cache no longer holds up the
+     * first FMAs. Measured on Zen 3 (the whole GEMM, rounds alternated in one JVM with the
+     * former kernel that started from C or the bias behind branches): +18% at n = 256, +4% at
+     * 1024, +9% at 2048.
+     */
     private static void kernel4(int kc, float[] ap, int aOff, float[] bp, int bOff,
                                 float[] add, int ao, int as, float[] c, int cOff, int ldc) {
         FloatVector c00 = FloatVector.zero(SPECIES), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
