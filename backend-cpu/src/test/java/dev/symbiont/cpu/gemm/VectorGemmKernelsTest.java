@@ -1,0 +1,67 @@
+package dev.symbiont.cpu.gemm;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Random;
+
+import static dev.symbiont.cpu.gemm.VectorGemmKernels.MR;
+import static dev.symbiont.cpu.gemm.VectorGemmKernels.NR;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The micro-kernel alone against a scalar loop, for each thing its epilogue adds to the
+ * product (nothing, a bias, C itself), inside a padded C and at offsets, for short and long k.
+ * The surefire runs gemm-tile-4 and gemm-tile-8 run it with both tiles.
+ */
+class VectorGemmKernelsTest {
+
+    private static final int LDC = NR + 5, C_OFF = 3, A_OFF = 2, B_OFF = 7, BIAS_OFF = 1;
+    private static final float SENTINEL = 12345f;
+
+    @Test
+    void should_overwrite_the_tile_with_the_product() {
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, false, false);
+    }
+
+    @Test
+    void should_add_the_bias_to_every_row_of_the_tile() {
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, false, true);
+    }
+
+    @Test
+    void should_add_the_product_to_c_when_accumulating() {
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, true, false);
+    }
+
+    private static void check(int kc, boolean accumulate, boolean withBias) {
+        Random rnd = new Random(31L * kc + (accumulate ? 1 : 0) + (withBias ? 2 : 0));
+        float[] ap = random(A_OFF + kc * MR, rnd), bp = random(B_OFF + kc * NR, rnd), bias = random(BIAS_OFF + NR, rnd);
+        float[] c = new float[C_OFF + MR * LDC + 4];
+        java.util.Arrays.fill(c, SENTINEL);
+        float[] before = random(MR * NR, rnd);
+        for (int r = 0; r < MR; r++) {
+            for (int j = 0; j < NR; j++) c[C_OFF + r * LDC + j] = accumulate ? before[r * NR + j] : Float.NaN;
+        }
+        VectorGemmKernels.kernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, accumulate, withBias ? bias : null, BIAS_OFF);
+        String where = "kc=" + kc + " accumulate=" + accumulate + " bias=" + withBias;
+        for (int idx = 0; idx < c.length; idx++) {
+            int rel = idx - C_OFF, r = Math.floorDiv(rel, LDC), j = Math.floorMod(rel, LDC);
+            if (rel < 0 || r >= MR || j >= NR) {
+                assertEquals(SENTINEL, c[idx], where + ": wrote outside the tile at index " + idx);
+                continue;
+            }
+            double expected = accumulate ? before[r * NR + j] : withBias ? bias[BIAS_OFF + j] : 0;
+            for (int p = 0; p < kc; p++) expected += (double) ap[A_OFF + p * MR + r] * bp[B_OFF + p * NR + j];
+            if (!(Math.abs(expected - c[idx]) <= 1e-5 * kc * (1 + Math.abs(expected)))) {
+                fail(where + ": at (" + r + "," + j + ") expected " + expected + " but got " + c[idx]);
+            }
+        }
+    }
+
+    private static float[] random(int size, Random rnd) {
+        float[] x = new float[size];
+        for (int i = 0; i < size; i++) x[i] = rnd.nextFloat() * 2 - 1;
+        return x;
+    }
+}
