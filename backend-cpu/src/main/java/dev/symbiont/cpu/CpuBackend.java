@@ -98,11 +98,11 @@ public class CpuBackend extends ReferenceBackend {
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
                          ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm),
-                         LinearKernels.FAMILY, new CpuLinear(this, gemm), OptimKernels.FAMILY, new CpuOptim(this),
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm, true), OptimKernels.FAMILY, new CpuOptim(this),
                          ConvKernels.FAMILY, new CpuConv(this, gemm, true))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
                          ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm),
-                         LinearKernels.FAMILY, new CpuLinear(this, gemm), ConvKernels.FAMILY, new CpuConv(this, gemm, false));
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm, false), ConvKernels.FAMILY, new CpuConv(this, gemm, false));
     }
 
     /** The norm, activation, attention, scan, moe, linear, optim and conv kernels; without the vector kernels, attention (on scalar tiles), scan, moe, linear and conv. */
