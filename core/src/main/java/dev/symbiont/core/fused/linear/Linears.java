@@ -77,8 +77,10 @@ public final class Linears {
     private static final class Flat {
         final int in, out, rows;
         final int[] inShape, outShape;
-        final Tensor x, w, b, original;
+        final Tensor x, w, b;
         final boolean[] needs;
+        /** The op's bytes estimate, taken here: the node must not hold x itself (its graph). */
+        private final long bytes;
 
         Flat(Tensor x, Tensor weight, Tensor bias) {
             this.in = weight.size(1);
@@ -90,13 +92,13 @@ public final class Linears {
             this.x = x.detach().reshape(rows, in);
             this.w = weight.detach();
             this.b = bias == null ? null : bias.detach();
-            this.original = x;
+            this.bytes = FusedOp.bytes(x, weight, bias) + 4L * rows * out;
             this.needs = new boolean[] {x.requiresGrad(), weight.requiresGrad(), bias != null && bias.requiresGrad()};
         }
 
         long flops() { return 2L * rows * out * in + (b == null ? 0 : (long) rows * out); }
 
-        long bytes() { return FusedOp.bytes(original, w, b) + 4L * rows * out; }
+        long bytes() { return bytes; }
 
         /** The gradients in the order of the op's inputs, the input's in x's shape. */
         Tensor[] inputShaped(LinearKernels.LinearGrads gr) {
