@@ -3,6 +3,7 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
@@ -32,6 +33,7 @@ import dev.symbiont.cpu.kernels.BatchedMatmul;
 import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.KernelSupport;
 import dev.symbiont.cpu.kernels.PhiloxKernel;
+import dev.symbiont.cpu.kernels.RowScatter;
 import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 import dev.symbiont.cpu.kernels.VectorReductions;
@@ -98,11 +100,11 @@ public class CpuBackend extends ReferenceBackend {
                 ? Map.of(NormKernels.FAMILY, new CpuNorm(this), ActivationKernels.FAMILY, new CpuActivation(this),
                          AttentionKernels.FAMILY, new CpuAttention(this, true),
                          ScanKernels.FAMILY, new CpuScan(this, true), MoeKernels.FAMILY, new CpuMoe(this, gemm),
-                         LinearKernels.FAMILY, new CpuLinear(this, gemm), OptimKernels.FAMILY, new CpuOptim(this),
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm, true), OptimKernels.FAMILY, new CpuOptim(this),
                          ConvKernels.FAMILY, new CpuConv(this, gemm, true))
                 : Map.of(AttentionKernels.FAMILY, new CpuAttention(this, false),
                          ScanKernels.FAMILY, new CpuScan(this, false), MoeKernels.FAMILY, new CpuMoe(this, gemm),
-                         LinearKernels.FAMILY, new CpuLinear(this, gemm), ConvKernels.FAMILY, new CpuConv(this, gemm, false));
+                         LinearKernels.FAMILY, new CpuLinear(this, gemm, false), ConvKernels.FAMILY, new CpuConv(this, gemm, false));
     }
 
     /** The norm, activation, attention, scan, moe, linear, optim and conv kernels; without the vector kernels, attention (on scalar tiles), scan, moe, linear and conv. */
@@ -152,6 +154,20 @@ public class CpuBackend extends ReferenceBackend {
             offset = 0;
         }
         return wrap(to, StridedCopy.convert(array, from, offset, layout.numel(), to));
+    }
+
+    /** Whole rows added at 1-D row ids (an embedding's gradient) by {@link RowScatter}; any other pattern by the reference. */
+    @Override
+    public Storage scatterAdd(Storage base, Layout baseLayout, int dim, Storage index, Layout indexLayout,
+                              Storage src, Layout srcLayout) {
+        HeapStorage is = heap("scatterAdd", index, indexLayout), ss = heap("scatterAdd", src, srcLayout);
+        float[] bs = HeapStorage.floats("scatterAdd", base, baseLayout);
+        int[] ids = RowScatter.applies(dim, baseLayout, is, indexLayout, ss, srcLayout)
+                ? RowScatter.rowIds(is, indexLayout, baseLayout.size(0)) : null;
+        if (ids == null) return super.scatterAdd(base, baseLayout, dim, index, indexLayout, src, srcLayout);
+        HeapStorage out = newStorage(DType.FLOAT32, baseLayout.numel());
+        RowScatter.add(bs, baseLayout, ids, ss.floats(), srcLayout, out.floats());
+        return out;
     }
 
     // ---- linear algebra ------------------------------------------------------------------------

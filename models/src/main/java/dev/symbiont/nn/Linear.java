@@ -33,6 +33,17 @@ public final class Linear extends Layer {
     }
 
     /**
+     * GELU(x Wᵀ + b) (erf form) as one fused {@link Linears#linearGelu}: the same values as
+     * {@code forward(x).gelu()}, with backward keeping GELU′ instead of the pre-activation.
+     *
+     * <p>x: (..., in) → (..., out).
+     */
+    public Tensor forwardGelu(Tensor x) {
+        checkInput(x);
+        return Linears.linearGelu(x, weight.value(), bias == null ? null : bias.value());
+    }
+
+    /**
      * Output features [from, from + count) only: x W[from:from+count]ᵀ + b[from:from+count].
      * A fused projection (attention's qkv) split this way back-propagates into slices of the
      * small weight instead of padding the large output's gradient.

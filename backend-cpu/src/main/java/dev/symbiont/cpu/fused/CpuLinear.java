@@ -5,10 +5,14 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.linear.LinearKernels;
+import dev.symbiont.core.fused.linear.ReferenceLinear;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.kernels.Rows;
+import dev.symbiont.cpu.kernels.VectorActivationGrads;
+import dev.symbiont.cpu.kernels.VectorElementwise;
 
 /**
  * The linear family on the backend's {@link Gemm}. The forward is one {@link Gemm#sgemmBias}:
@@ -17,6 +21,8 @@ import dev.symbiont.cpu.kernels.Rows;
  * through their strides, never transposed into copies); the weight gradient's
  * {@link Gemm#sgemmRowSums} also returns the bias gradient, summed from the packed blocks of
  * gᵀ the product reads anyway, so the output gradient is not read a second time for it.
+ * linear_gelu adds one vector pass over the fresh output that writes GELU in place and GELU′
+ * beside it, so its backward is a product and the same two GEMMs.
  */
 public final class CpuLinear implements LinearKernels {
     private static final LinearKernels REFERENCE = LinearKernels.FAMILY.reference();
@@ -24,10 +30,13 @@ public final class CpuLinear implements LinearKernels {
 
     private final CpuTensors io;
     private final Gemm gemm;
+    private final boolean vector;
 
-    public CpuLinear(Backend backend, Gemm gemm) {
+    /** {@code vector} false: linear_gelu's GELU pass runs the reference's primitives (the scalar twin). */
+    public CpuLinear(Backend backend, Gemm gemm, boolean vector) {
         this.io = new CpuTensors(backend);
         this.gemm = gemm;
+        this.vector = vector;
     }
 
     @Override
@@ -84,6 +93,37 @@ public final class CpuLinear implements LinearKernels {
         }
         if (bias) gb = Tensor.of(db, out);
         return new LinearGrads(gx, gw, gb);
+    }
+
+    /**
+     * The linear above, then GELU and GELU′ in one pass over its output while this call still
+     * owns it: GELU is written over the pre-activation in place, so the pass allocates only the
+     * derivative. (Inside the GEMM's register tile it would need an epilogue hook in the GEMM.)
+     */
+    @Override
+    public LinearGelu linearGelu(Tensor x, Tensor weight, Tensor bias, boolean keepDerivative) {
+        Tensor z = linear(x, weight, bias);
+        if (!vector) return ReferenceLinear.gelu(z, keepDerivative);
+        if (!(z.storage() instanceof HeapStorage zs) || z.dtype() != DType.FLOAT32 || !z.isContiguous() || z.layout().offset() != 0) {
+            Fallbacks.record("linear_gelu", "a linear output that is not a fresh float32 heap tensor");
+            return ReferenceLinear.gelu(z, keepDerivative);
+        }
+        int n = z.numel();
+        float[] zf = zs.floats();
+        if (!keepDerivative) {
+            VectorElementwise.unary(UnaryOp.GELU_ERF, zf, 0, zf, n);
+            return new LinearGelu(z, null);
+        }
+        HeapStorage d = io.newFloats(n);
+        VectorActivationGrads.geluErfWithGrad(zf, 0, zf, 0, d.floats(), n);
+        return new LinearGelu(z, Tensor.of(d, z.shape()));
+    }
+
+    /** gradY ⊙ GELU′ (the activation family's product, bit for bit), then {@link #linearBackward}'s two GEMMs. */
+    @Override
+    public LinearGrads linearGeluBackward(Tensor gradY, Tensor derivative, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                          boolean bias) {
+        return linearBackward(gradY.mul(derivative), x, weight, input, weightGrad, bias);
     }
 
     /** Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */

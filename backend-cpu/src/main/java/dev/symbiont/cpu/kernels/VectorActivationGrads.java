@@ -33,6 +33,29 @@ public final class VectorActivationGrads {
     }
 
     /**
+     * y[yOff + i] = GELU(x[xOff + i]) (erf form) and d[i] = GELU′(x[xOff + i]) for i in [0, n), in
+     * one pass that shares the erfc and the exponential; bit-equal to the GELU primitive and to
+     * {@link #backward} with a gradient of ones. y may be x itself (same offset): each vector is
+     * read before it is written.
+     */
+    public static void geluErfWithGrad(float[] x, int xOff, float[] y, int yOff, float[] d, int n) {
+        Parallel.forRange(n, Parallel.ELEMENT_GRAIN, (from, to) -> {
+            int len = to - from, body = S.loopBound(len);
+            for (int i = from; i < from + body; i += L) {
+                VectorMath.geluErfAndGrad(FloatVector.fromArray(S, x, xOff + i), y, d, yOff + i, i);
+            }
+            if (body < len) {
+                int rest = len - body;
+                float[] tx = new float[L], ty = new float[L], td = new float[L];
+                System.arraycopy(x, xOff + from + body, tx, 0, rest);
+                VectorMath.geluErfAndGrad(FloatVector.fromArray(S, tx, 0), ty, td, 0, 0);
+                System.arraycopy(ty, 0, y, yOff + from + body, rest);
+                System.arraycopy(td, 0, d, from + body, rest);
+            }
+        });
+    }
+
+    /**
      * The op over {@code n} elements, n a multiple of the vector length: one method per op,
      * loads first and the Vector API called directly (see {@link ElementLoops} on C2's node budget).
      */

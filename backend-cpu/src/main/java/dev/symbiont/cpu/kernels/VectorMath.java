@@ -135,6 +135,21 @@ final class VectorMath {
         return x.mul(e.mul(INV_SQRT_2PI)).add(cdf);
     }
 
+    /**
+     * {@link #geluErf} into y at {@code yAt} and {@link #geluErfGrad} into d at {@code dAt}, from
+     * one erfc and one exponential: the same operations as the two functions in the same order,
+     * so both agree with them to the bit (the gradient's Φ(−|x|) is the GELU's 2Φ(−|x|) times ½).
+     */
+    static void geluErfAndGrad(FloatVector x, float[] y, float[] d, int yAt, int dAt) {
+        FloatVector ax = x.abs().min(GELU_LIMIT);
+        FloatVector e = expNegSquare(ax, NEG_HALF);
+        FloatVector tail = erfcScaled(ax.mul(INV_SQRT_2)).mul(e);                                   // 2Φ(−|x|)
+        VectorMask<Float> positive = x.compare(VectorOperators.GT, ZERO);
+        x.mul(HALF).mul(tail.blend(TWO.sub(tail), positive)).intoArray(y, yAt);
+        FloatVector halfTail = tail.mul(HALF);                                                      // Φ(−|x|)
+        x.mul(e.mul(INV_SQRT_2PI)).add(halfTail.blend(ONE.sub(halfTail), positive)).intoArray(d, dAt);
+    }
+
     /** GELU (tanh) as x·sigmoid(2u), u = √(2/π)(x + 0.044715x³): equal to 0.5x(1 + tanh u), precise for x ≪ 0. */
     static FloatVector geluTanh(FloatVector x) {
         FloatVector u2 = x.mul(x).fma(CUBIC, ONE).mul(x).mul(TWO_K);

@@ -14,7 +14,8 @@ import java.util.List;
  *   GELU:   y = Dropout(proj(GELU(fc(x))))                       keys fc, proj          (GPT-2)
  *   SwiGLU: y = Dropout(w2(SiLU(w1(x)) ⊙ w3(x)))                  keys w1, w2, w3        (Shazeer 2020, eq. 6; Llama)
  * </pre>
- * GELU is the exact erf form (torch.nn.GELU's default). SwiGLU has no biases. As a block's
+ * GELU is the exact erf form (torch.nn.GELU's default), run with fc as one fused
+ * {@code linear_gelu}. SwiGLU has no biases. As a block's
  * {@link ChannelMixer} its key is {@code mlp}.
  */
 public final class FeedForward extends ChannelMixer {
@@ -42,7 +43,7 @@ public final class FeedForward extends ChannelMixer {
     @Override
     public Tensor forward(Tensor x) {
         Tensor y = kind == MlpKind.GELU
-                ? proj.forward(fc.forward(x).gelu())
+                ? proj.forward(fc.forwardGelu(x))                           // fc and GELU as one fused op
                 : w2.forward(w1.forward(x).silu().mul(w3.forward(x)));
         return dropout.forward(y);
     }

@@ -5,7 +5,7 @@ import dev.symbiont.core.fused.Family;
 
 /**
  * The linear family's contract: torch's {@code F.linear}, y = x·Wᵀ + b, as one GEMM whose
- * epilogue adds the bias, and its backward with the bias gradient taken in the weight
+ * epilogue adds the bias (and, for {@code linear_gelu}, applies GELU), and its backward with the bias gradient taken in the weight
  * gradient's pass over the output gradient. Inputs carry no autograd history
  * ({@link Linears} records the graph); x is 2-D (rows, in), core having flattened the leading
  * dims. Any strides. {@link ReferenceLinear} is the reference, composed from primitives.
@@ -24,6 +24,25 @@ public interface LinearKernels {
      */
     LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias);
 
+    /**
+     * GELU (erf form) of {@link #linear}: output = GELU(x·Wᵀ + b), the transformer MLP's first
+     * half, and — when {@code keepDerivative} — GELU′ at the pre-activation, (rows, out). The
+     * derivative is all the backward needs from the forward: it is computed from the erfc and
+     * the exponential the GELU evaluates anyway, so the backward neither keeps the
+     * pre-activation nor evaluates them a second time. derivative is null otherwise.
+     */
+    LinearGelu linearGelu(Tensor x, Tensor weight, Tensor bias, boolean keepDerivative);
+
+    /**
+     * Gradients of {@link #linearGelu} for gradY (rows, out) and the forward's derivative: those
+     * of {@link #linearBackward} for gradY ⊙ derivative.
+     */
+    LinearGrads linearGeluBackward(Tensor gradY, Tensor derivative, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                   boolean bias);
+
     /** Gradients of a linear's input, weight and bias; null where not asked for. */
     record LinearGrads(Tensor input, Tensor weight, Tensor bias) {}
+
+    /** {@link #linearGelu}'s output and GELU′ at its pre-activation (null when not kept). */
+    record LinearGelu(Tensor output, Tensor derivative) {}
 }

@@ -2,6 +2,7 @@ package dev.symbiont.core.fused.linear;
 
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
@@ -9,14 +10,16 @@ import dev.symbiont.core.profile.OpCategory;
 import java.util.Arrays;
 
 /**
- * {@code linear(x, weight, bias)} (torch's {@code F.linear}): checks, then the linear family's
- * kernels through {@link FusedOp}. The FLOP estimate is the GEMM's 2·rows·out·in plus one add
- * per output for the bias, the work of the matmul and add it replaces.
+ * {@code linear(x, weight, bias)} (torch's {@code F.linear}) and {@code linear_gelu} (the same
+ * with GELU applied): checks, then the linear family's kernels through {@link FusedOp}. The
+ * FLOP estimate is the GEMM's 2·rows·out·in plus one add per output for the bias, the work of
+ * the matmul and add it replaces.
  */
 public final class Linears {
     private Linears() {}
 
     private static final FusedOp<LinearKernels> LINEAR = FusedOp.of(LinearKernels.FAMILY, "linear", OpCategory.MATMUL);
+    private static final FusedOp<LinearKernels> LINEAR_GELU = FusedOp.of(LinearKernels.FAMILY, "linear_gelu", OpCategory.MATMUL);
 
     /**
      * x: (..., in), weight: (out, in), bias: (out) or null → (..., out) = x·Wᵀ + b.
@@ -24,30 +27,82 @@ public final class Linears {
      * add, since the fused kernels compute in float32.
      */
     public static Tensor linear(Tensor x, Tensor weight, Tensor bias) {
-        Checks.float32("linear", x, weight, bias);
-        Checks.sameBackend("linear", x, weight, bias);
-        if (x.dim() == 0 || weight.dim() != 2 || x.size(-1) != weight.size(1)
-                || (bias != null && (bias.dim() != 1 || bias.size(0) != weight.size(0)))) {
-            throw new IllegalArgumentException("linear: input " + Arrays.toString(x.shape()) + ", weight "
-                    + Arrays.toString(weight.shape()) + " and bias " + (bias == null ? "none" : Arrays.toString(bias.shape()))
-                    + " do not fit: need input (..., in), weight (out, in), bias (out)");
-        }
+        check("linear", x, weight, bias);
         if (Autocast.lowPrecision() != null) {
             Tensor y = x.matmul(weight.t());
             return bias == null ? y : y.add(bias);
         }
-        int in = weight.size(1), out = weight.size(0), rows = x.numel() / Math.max(in, 1);
-        int[] outShape = x.shape();
-        outShape[outShape.length - 1] = out;
-        Tensor x2 = x.detach().reshape(rows, in), w = weight.detach(), b = bias == null ? null : bias.detach();
-        boolean[] needs = {x.requiresGrad(), weight.requiresGrad(), bias != null && bias.requiresGrad()};
-        long flops = 2L * rows * out * in + (bias == null ? 0 : (long) rows * out);
-        return LINEAR.run(x.backend(), flops, FusedOp.bytes(x, weight, bias) + 4L * rows * out,
-                k -> new FusedOp.Result<>(k.linear(x2, w, b).reshape(outShape), x2),
-                (k, saved, g) -> {
-                    LinearKernels.LinearGrads gr = k.linearBackward(g.reshape(rows, out), saved, w, needs[0], needs[1], needs[2]);
-                    return new Tensor[] {gr.input() == null ? null : gr.input().reshape(x.shape()), gr.weight(), gr.bias()};
-                },
+        Flat f = new Flat(x, weight, bias);
+        return LINEAR.run(x.backend(), f.flops(), f.bytes(),
+                k -> new FusedOp.Result<>(k.linear(f.x, f.w, f.b).reshape(f.outShape), f.x),
+                (k, saved, g) -> f.inputShaped(k.linearBackward(g.reshape(f.rows, f.out), saved, f.w, f.needs[0], f.needs[1], f.needs[2])),
                 x, weight, bias);
+    }
+
+    /**
+     * GELU(x·Wᵀ + b) (erf form, torch's {@code F.gelu(F.linear(x, weight, bias))}) as one op:
+     * x: (..., in), weight: (out, in), bias: (out) or null → (..., out). What backward keeps is
+     * x and GELU′ at the pre-activation (computed with the GELU itself), not the pre-activation.
+     * Under autocast it is {@link #linear} followed by {@link Tensor#gelu()}.
+     */
+    public static Tensor linearGelu(Tensor x, Tensor weight, Tensor bias) {
+        check("linear_gelu", x, weight, bias);
+        if (Autocast.lowPrecision() != null) return linear(x, weight, bias).gelu();
+        Flat f = new Flat(x, weight, bias);
+        boolean recorded = GradMode.isEnabled() && (f.needs[0] || f.needs[1] || f.needs[2]);
+        // GELU costs about as much as 14 multiply-adds per element (erfc's polynomial, an exponential)
+        long geluFlops = 14L * f.rows * f.out;
+        return LINEAR_GELU.run(x.backend(), f.flops() + geluFlops, f.bytes() + (recorded ? 4L * f.rows * f.out : 0),
+                k -> {
+                    LinearKernels.LinearGelu r = k.linearGelu(f.x, f.w, f.b, recorded);
+                    return new FusedOp.Result<>(r.output().reshape(f.outShape), new Tensor[] {f.x, r.derivative()});
+                },
+                (k, saved, g) -> f.inputShaped(k.linearGeluBackward(g.reshape(f.rows, f.out), saved[1], saved[0], f.w,
+                        f.needs[0], f.needs[1], f.needs[2])),
+                x, weight, bias);
+    }
+
+    private static void check(String op, Tensor x, Tensor weight, Tensor bias) {
+        Checks.float32(op, x, weight, bias);
+        Checks.sameBackend(op, x, weight, bias);
+        if (x.dim() == 0 || weight.dim() != 2 || x.size(-1) != weight.size(1)
+                || (bias != null && (bias.dim() != 1 || bias.size(0) != weight.size(0)))) {
+            throw new IllegalArgumentException(op + ": input " + Arrays.toString(x.shape()) + ", weight "
+                    + Arrays.toString(weight.shape()) + " and bias " + (bias == null ? "none" : Arrays.toString(bias.shape()))
+                    + " do not fit: need input (..., in), weight (out, in), bias (out)");
+        }
+    }
+
+    /** The operands as the kernels take them: x flattened to (rows, in), no autograd history. */
+    private static final class Flat {
+        final int in, out, rows;
+        final int[] inShape, outShape;
+        final Tensor x, w, b;
+        final boolean[] needs;
+        /** The op's bytes estimate, taken here: the node must not hold x itself (its graph). */
+        private final long bytes;
+
+        Flat(Tensor x, Tensor weight, Tensor bias) {
+            this.in = weight.size(1);
+            this.out = weight.size(0);
+            this.rows = x.numel() / Math.max(in, 1);
+            this.inShape = x.shape();
+            this.outShape = x.shape();
+            outShape[outShape.length - 1] = out;
+            this.x = x.detach().reshape(rows, in);
+            this.w = weight.detach();
+            this.b = bias == null ? null : bias.detach();
+            this.bytes = FusedOp.bytes(x, weight, bias) + 4L * rows * out;
+            this.needs = new boolean[] {x.requiresGrad(), weight.requiresGrad(), bias != null && bias.requiresGrad()};
+        }
+
+        long flops() { return 2L * rows * out * in + (b == null ? 0 : (long) rows * out); }
+
+        long bytes() { return bytes; }
+
+        /** The gradients in the order of the op's inputs, the input's in x's shape. */
+        Tensor[] inputShaped(LinearKernels.LinearGrads gr) {
+            return new Tensor[] {gr.input() == null ? null : gr.input().reshape(inShape), gr.weight(), gr.bias()};
+        }
     }
 }

@@ -1,8 +1,15 @@
 package dev.symbiont.core.fused.linear;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.ops.Elementwise;
 
-/** The linear family composed from primitives: a matmul, a broadcast add and a column sum. */
+/**
+ * The linear family composed from primitives: a matmul, a broadcast add and a column sum;
+ * linear_gelu is that linear, then the GELU primitive and the activation family's reference
+ * gradient (GELU′ times ones), then the elementwise product with the output gradient.
+ */
 public final class ReferenceLinear implements LinearKernels {
 
     @Override
@@ -17,6 +24,23 @@ public final class ReferenceLinear implements LinearKernels {
                 input ? gradY.matmul(weight) : null,
                 weightGrad ? gradY.t().matmul(x) : null,
                 bias ? gradY.sum(0, false) : null);
+    }
+
+    @Override
+    public LinearGelu linearGelu(Tensor x, Tensor weight, Tensor bias, boolean keepDerivative) {
+        return gelu(linear(x, weight, bias), keepDerivative);
+    }
+
+    /** GELU of a pre-activation z from the primitives, and GELU′(z) when asked (the reference's second half). */
+    public static LinearGelu gelu(Tensor z, boolean keepDerivative) {
+        Tensor derivative = keepDerivative ? ActivationKernels.FAMILY.reference().geluBackward(z, Tensor.onesLike(z), false) : null;
+        return new LinearGelu(Elementwise.unary(UnaryOp.GELU_ERF, z), derivative);
+    }
+
+    @Override
+    public LinearGrads linearGeluBackward(Tensor gradY, Tensor derivative, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                          boolean bias) {
+        return linearBackward(gradY.mul(derivative), x, weight, input, weightGrad, bias);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.symbiont.core.fused.linear;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.conformance.ConformanceBase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,5 +58,41 @@ public abstract class LinearConformance extends ConformanceBase {
             Tensor y = Linears.linear(in.randn(6, 5), in.randn(3, 5), in.randn(3));
             return y.sum();
         }, matmulTolerance(6));
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void linearGeluMatchesReferenceOnEveryInputLayout(String layout) {
+        assertMatchesReference("linear_gelu " + layout,
+                in -> Linears.linearGelu(in.inLayout(layout, 6, 11), in.randn(5, 11), in.randn(5)), matmulTolerance(11));
+    }
+
+    @ParameterizedTest(name = "rows {0}, in {1}, out {2}")
+    @CsvSource({"1, 1, 1", "7, 13, 3", "37, 19, 23", "130, 150, 200"})
+    void linearGeluMatchesReferenceOnOddSizes(int rows, int in, int out) {
+        assertMatchesReference("linear_gelu " + rows + "x" + in + "→" + out,
+                i -> Linears.linearGelu(i.randn(rows, in), i.randn(out, in), i.randn(out)), matmulTolerance(Math.max(in, rows)));
+    }
+
+    @Test
+    void linearGeluWithViewsNoBiasOrSomeGradients() {
+        assertMatchesReference("linear_gelu 3-D input, narrowed weight",
+                in -> Linears.linearGelu(in.randn(2, 5, 9), in.randn(12, 9).narrow(0, 4, 4), in.randn(12).narrow(0, 4, 4)),
+                matmulTolerance(10));
+        assertMatchesReference("linear_gelu no bias", in -> Linears.linearGelu(in.randn(20, 17), in.transposed(9, 17), null),
+                matmulTolerance(20));
+        assertMatchesReference("linear_gelu only the bias learns",
+                in -> Linears.linearGelu(in.constant(20, 17), in.constant(9, 17), in.randn(9)), matmulTolerance(20));
+        assertMatchesReference("linear_gelu sum", in -> Linears.linearGelu(in.randn(6, 5), in.randn(3, 5), in.randn(3)).sum(),
+                matmulTolerance(6));
+    }
+
+    @Test
+    void linearGeluWithoutGradientsKeepsNoDerivativeAndGivesTheSameValues() {
+        assertMatchesReference("linear_gelu under no_grad", in -> {
+            try (var off = GradMode.disabled()) {
+                return Linears.linearGelu(in.constant(33, 7), in.constant(10, 7), in.constant(10));
+            }
+        }, matmulTolerance(7));
     }
 }

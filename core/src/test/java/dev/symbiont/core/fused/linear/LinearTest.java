@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,6 +31,31 @@ class LinearTest {
                 GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5));
         GradCheck.check("linear without bias", in -> Linears.linear(in.get(0), in.get(1), null),
                 GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 3, 6));
+    }
+
+    @Test
+    void linearGeluIsGeluOfTheLinear() {
+        Generator g = new Generator(5);
+        Tensor x = Tensor.randn(g, 3, 4, 6), w = Tensor.randn(g, 5, 6), b = Tensor.randn(g, 5);
+        assertArrayEquals(new int[] {3, 4, 5}, Linears.linearGelu(x, w, b).shape());
+        float[] expected = Linears.linear(x, w, b).gelu().toFloatArray(), actual = Linears.linearGelu(x, w, b).toFloatArray();
+        for (int i = 0; i < expected.length; i++) assertEquals(expected[i], actual[i], 1e-6, "element " + i);
+    }
+
+    @Test
+    void linearGeluGradientsMatchFiniteDifferences() {
+        Generator g = new Generator(4);
+        GradCheck.check("linear_gelu", in -> Linears.linearGelu(in.get(0), in.get(1), in.get(2)),
+                GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5));
+        GradCheck.check("linear_gelu without bias", in -> Linears.linearGelu(in.get(0), in.get(1), null),
+                GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 3, 6));
+    }
+
+    @Test
+    void mismatchedShapesOfLinearGeluNameTheOp() {
+        Tensor x = Tensor.zeros(4, 3);
+        throwsMentioning(() -> Linears.linearGelu(x, Tensor.zeros(2, 5), null), "linear_gelu", "[4, 3]", "[2, 5]");
+        throwsMentioning(() -> Linears.linearGelu(x, Tensor.zeros(2, 3), Tensor.zeros(3)), "linear_gelu", "bias [3]");
     }
 
     @Test
