@@ -6,6 +6,7 @@ import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.models.mamba.MambaLM;
 import dev.symbiont.models.mamba.MambaLMConfig;
+import dev.symbiont.nn.mamba.Mamba2Config;
 import dev.symbiont.nn.moe.Dispatch;
 import dev.symbiont.nn.moe.MoeLayers;
 
@@ -16,7 +17,7 @@ import java.util.Map;
 
 /**
  * The model families {@code train --arch} builds, and how a saved model's metadata names its
- * family: {@code architecture=mamba} is a {@link MambaLM}; {@code architecture=gpt}, or no such
+ * family: {@code architecture=mamba} is a {@link MambaLM}, {@code mamba2} one with Mamba-2 mixers; {@code architecture=gpt}, or no such
  * key (runs saved before it existed), is a {@link Gpt}, with mixture-of-experts MLPs when the
  * metadata holds {@code moe_*} keys ({@link MoeLayers#present}).
  */
@@ -25,11 +26,13 @@ enum Architecture {
     GPT("GPT", List.of("heads")),
     /** Mamba-1: a selective state-space mixer per block, no MLP, no attention. */
     MAMBA("Mamba", List.of("d_state", "d_conv", "expand")),
+    /** Mamba-2: the state space duality (chunked SSD) mixer per block, no MLP, no attention. */
+    MAMBA2("Mamba-2", List.of("d_state", "d_conv", "expand", "head_dim")),
     /** GPT whose every MLP is a mixture of SwiGLU experts, top-k routed, trained with the load-balancing loss. */
     MOE("MoE GPT", List.of("heads", "experts", "top_k", "shared_experts"));
 
     /** The run settings that only some families read; each family lists its own. */
-    static final List<String> SPECIFIC = List.of("heads", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts");
+    static final List<String> SPECIFIC = List.of("heads", "d_state", "d_conv", "expand", "head_dim", "experts", "top_k", "shared_experts");
 
     private final String title;
     private final List<String> options;
@@ -64,6 +67,7 @@ enum Architecture {
         return switch (name) {
             case "gpt" -> MoeLayers.present(metadata) ? MOE : GPT;
             case "mamba" -> MAMBA;
+            case "mamba2" -> MAMBA2;
             default -> throw new IllegalArgumentException("the model's metadata names architecture '" + name + "', which this version does not know");
         };
     }
@@ -76,6 +80,8 @@ enum Architecture {
             case MOE -> new Gpt(GptConfig.of(vocab, d, layers, s.integer("heads"), s.context()),
                     moeLayers(d, s.integer("experts"), s.integer("top_k"), s.integer("shared_experts")), g, initStd);
             case MAMBA -> new MambaLM(MambaLMConfig.of(vocab, d, layers, s.integer("d_state"), s.integer("d_conv"), s.integer("expand")), g, initStd);
+            case MAMBA2 -> new MambaLM(MambaLMConfig.mamba2(vocab, Mamba2Config.of(d, s.integer("expand"), s.integer("head_dim"), s.integer("d_state"))
+                    .withConv(s.integer("d_conv")), layers), g, initStd);
         };
     }
 
@@ -94,7 +100,7 @@ enum Architecture {
         return switch (of(metadata)) {
             case GPT -> new Gpt(GptConfig.fromMap(metadata), g, initStd);
             case MOE -> new Gpt(GptConfig.fromMap(metadata), MoeLayers.fromMap(metadata), g, initStd);
-            case MAMBA -> new MambaLM(MambaLMConfig.fromMap(metadata), g, initStd);
+            case MAMBA, MAMBA2 -> new MambaLM(MambaLMConfig.fromMap(metadata), g, initStd);
         };
     }
 }

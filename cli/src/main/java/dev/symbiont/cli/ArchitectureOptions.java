@@ -12,18 +12,22 @@ import java.util.Map;
  */
 final class ArchitectureOptions {
     @Option(names = "--arch", defaultValue = "gpt",
-            description = "Model family: gpt (attention + MLP), mamba (selective state space), moe (attention + mixture-of-experts MLPs) (default: ${DEFAULT-VALUE}); "
+            description = "Model family: gpt (attention + MLP), mamba (selective state space), mamba2 (state space duality, chunked SSD), moe (attention + mixture-of-experts MLPs) (default: ${DEFAULT-VALUE}); "
                     + "with --task fashion-mnist: resnet, convnext or vit (default: resnet).")
     String arch;
 
-    @Option(names = "--d-state", defaultValue = "16", description = "mamba: state size N of each channel (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--d-state", defaultValue = "16", description = "mamba, mamba2: state size N of each channel or head (default: ${DEFAULT-VALUE}).")
     int dState;
 
-    @Option(names = "--d-conv", defaultValue = "4", description = "mamba: kernel of the causal convolution (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--d-conv", defaultValue = "4", description = "mamba, mamba2: kernel of the causal convolution (default: ${DEFAULT-VALUE}).")
     int dConv;
 
-    @Option(names = "--expand", defaultValue = "2", description = "mamba: the scan's width as a multiple of --d-model (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--expand", defaultValue = "2", description = "mamba, mamba2: the scan's width as a multiple of --d-model (default: ${DEFAULT-VALUE}).")
     int expand;
+
+    @Option(names = "--head-dim", defaultValue = "0",
+            description = "mamba2: channels per SSM head; 0: 64 where the scan's width holds eight such heads, else an eighth of it (default: ${DEFAULT-VALUE}).")
+    int headDim;
 
     @Option(names = "--experts", defaultValue = "8", description = "moe: experts in each layer (default: ${DEFAULT-VALUE}).")
     int experts;
@@ -37,7 +41,8 @@ final class ArchitectureOptions {
     /** Range checks of the values, before any work. */
     void checkValues(OptionChecks checks) {
         Architecture.parse(arch);
-        checks.positive("--d-state", dState).positive("--d-conv", dConv).positive("--expand", expand).positive("--experts", experts)
+        checks.positive("--d-state", dState).positive("--d-conv", dConv).positive("--expand", expand).nonNegative("--head-dim", headDim)
+                .positive("--experts", experts)
                 .positive("--top-k", topK).nonNegative("--shared-experts", sharedExperts);
     }
 
@@ -70,6 +75,6 @@ final class ArchitectureOptions {
     /** The run settings these options define, keyed as {@link RunSettings} stores them. */
     Map<String, String> flags() {
         return Map.of("arch", arch, "d_state", Integer.toString(dState), "d_conv", Integer.toString(dConv), "expand", Integer.toString(expand),
-                "experts", Integer.toString(experts), "top_k", Integer.toString(topK), "shared_experts", Integer.toString(sharedExperts));
+                "head_dim", Integer.toString(headDim), "experts", Integer.toString(experts), "top_k", Integer.toString(topK), "shared_experts", Integer.toString(sharedExperts));
     }
 }

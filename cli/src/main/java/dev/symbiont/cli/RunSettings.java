@@ -20,7 +20,8 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     private static final String PREFIX = "run.";
     /** Settings a resumed run cannot change: the task, the model's shape, the data and its order. */
     private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed",
-            "arch", "d_state", "d_conv", "expand", "experts", "top_k", "shared_experts", "task", "width", "data", "optimizer");
+            "arch", "d_state", "d_conv", "expand", "head_dim", "experts", "top_k", "shared_experts", "task", "width", "data",
+            "optimizer");
 
     static RunSettings fresh(TrainCommand command) { return new RunSettings(command.flags(), null); }
 

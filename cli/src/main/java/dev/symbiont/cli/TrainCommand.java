@@ -27,14 +27,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Trains a character-level language model — GPT, Mamba or an MoE GPT ({@code --arch}) — on a
+ * Trains a character-level language model — GPT, Mamba, Mamba-2 or an MoE GPT ({@code --arch}) — on a
  * text corpus (by default the public-domain one shipped with Symbiont) and writes the model, its
  * tokenizer, a resumable training checkpoint and metrics. The checkpoint carries the model's
  * family and config and the run's settings, so {@code --resume} needs no flags but
  * {@code --out}; Ctrl-C stops after the current step and writes every file.
  * {@code --task fashion-mnist} trains an image classifier instead ({@link ImageTraining}).
  */
-@Command(name = "train", description = {"Train a character-level language model (GPT, Mamba or MoE) on a text corpus, or with "
+@Command(name = "train", description = {"Train a character-level language model (GPT, Mamba, Mamba-2 or MoE) on a text corpus, or with "
         + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
         "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 2000, --batch 128, --eval-every 250, --minutes 10, "
                 + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
@@ -72,7 +72,7 @@ final class TrainCommand implements Runnable {
     @Option(names = "--d-model", defaultValue = "128", description = "Model width (default: ${DEFAULT-VALUE}).")
     int dModel;
 
-    @Option(names = "--layers", defaultValue = "4", description = "Blocks: Transformer or Mamba (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--layers", defaultValue = "4", description = "Blocks: Transformer, Mamba or Mamba-2 (default: ${DEFAULT-VALUE}).")
     int layers;
 
     @Option(names = "--heads", defaultValue = "4", description = "gpt, moe: attention heads (default: ${DEFAULT-VALUE}).")
@@ -84,7 +84,7 @@ final class TrainCommand implements Runnable {
     @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
     int evalEvery;
 
-    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread; mamba: of the embeddings (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread; mamba, mamba2: of the embeddings (default: ${DEFAULT-VALUE}).")
     double initStd;
 
     @Option(names = "--resume", description = "Continue the run in --out from its checkpoint, with the model and settings saved there.")

@@ -10,6 +10,7 @@ import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.models.gpt.Sampling;
 import dev.symbiont.models.mamba.MambaLM;
 import dev.symbiont.models.mamba.MambaLMConfig;
+import dev.symbiont.nn.mamba.Mamba2Config;
 import dev.symbiont.nn.moe.MoeLayers;
 import dev.symbiont.text.CharTokenizer;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code train --arch mamba|moe}: the family and its config saved with the model, rebuilt by generate and --resume from the run directory alone. */
+/** {@code train --arch mamba|mamba2|moe}: the family and its config saved with the model, rebuilt by generate and --resume from the run directory alone. */
 class ArchitectureTrainTest {
     @TempDir
     Path dir;
@@ -83,6 +84,29 @@ class ArchitectureTrainTest {
     }
 
     @Test
+    void should_train_a_mamba2_whose_loss_falls_and_generate_from_the_saved_weights_with_no_flags() throws Exception {
+        Path out = dir.resolve("mamba2");
+        Trained t = train(out, "--arch", "mamba2", "--d-state", "8", "--head-dim", "8", "--steps", "40", "--lr", "1e-2");
+        assertEquals(0, t.run().code(), t.run().out() + t.run().err());
+        assertTrue(t.run().out().contains("train: Mamba-2 with"), t.run().out());
+        MambaLM loaded = assertInstanceOf(MambaLM.class, assertGenerateUsesTheSavedModel(out, t.model()));
+        Mamba2Config c = assertInstanceOf(Mamba2Config.class, loaded.config().mixer());
+        assertEquals(new Mamba2Config(16, 4, 8, 8, 1, 4, Mamba2Config.DEFAULT_CHUNK), c, "d_inner 32 in heads of 8, N 8");
+        assertTrue(Safetensors.read(out.resolve(ModelFiles.WEIGHTS)).tensors().containsKey("backbone.layers.0.mixer.dt_bias"),
+                "Hugging Face's Mamba2 keys");
+
+        List<String> rows = Files.readAllLines(out.resolve(RunDirectory.METRICS));
+        int loss = List.of(rows.getFirst().split(",")).indexOf("loss");
+        double first = Double.parseDouble(rows.get(1).split(",")[loss]), last = Double.parseDouble(rows.getLast().split(",")[loss]);
+        assertTrue(last < first - 0.5, "the training loss falls: " + first + " -> " + last);
+
+        CliRun resumed = run("train", "--out", out.toString(), "--resume", "--steps", "42");
+        assertEquals(0, resumed.code(), resumed.out() + resumed.err());
+        assertTrue(resumed.err().contains("resuming from step 40 of 42") && resumed.out().contains("train: Mamba-2 with"), resumed.out() + resumed.err());
+        assertError(run("train", "--out", out.toString(), "--resume", "--head-dim", "4"), "--head-dim 4 differs from the checkpoint's 8");
+    }
+
+    @Test
     void should_train_an_moe_with_its_balancing_loss_reported_and_generate_from_it() throws Exception {
         Path out = dir.resolve("moe");
         Trained t = train(out, "--arch", "moe", "--heads", "2", "--experts", "4", "--top-k", "2", "--shared-experts", "1", "--steps", "6");
@@ -104,10 +128,11 @@ class ArchitectureTrainTest {
     @Test
     void should_refuse_flags_of_another_family_naming_the_flag_and_the_family() throws Exception {
         assertError(train(dir.resolve("a"), "--arch", "mamba", "--experts", "4").run(), "--experts applies to --arch moe, not to this run's --arch mamba");
-        assertError(train(dir.resolve("b"), "--d-state", "8").run(), "--d-state applies to --arch mamba, not to this run's --arch gpt");
+        assertError(train(dir.resolve("b"), "--d-state", "8").run(), "--d-state applies to --arch mamba and mamba2, not to this run's --arch gpt");
         assertError(train(dir.resolve("c"), "--arch", "mamba", "--heads", "2").run(), "--heads applies to --arch gpt and moe, not to this run's --arch mamba");
         assertError(train(dir.resolve("d"), "--arch", "moe", "--experts", "2", "--top-k", "3").run(), "--top-k 3 exceeds --experts 2");
-        assertError(train(dir.resolve("e"), "--arch", "rnn").run(), "--arch must be one of gpt, mamba, moe, got 'rnn'");
+        assertError(train(dir.resolve("f"), "--arch", "mamba", "--head-dim", "8").run(), "--head-dim applies to --arch mamba2, not to this run's --arch mamba");
+        assertError(train(dir.resolve("e"), "--arch", "rnn").run(), "--arch must be one of gpt, mamba, mamba2, moe, got 'rnn'");
 
         Path out = dir.resolve("m");
         assertEquals(0, train(out, "--arch", "mamba", "--steps", "3").run().code());

@@ -33,7 +33,9 @@ import java.util.Map;
  * {@code backbone.layers.<i>.norm.weight}, {@code backbone.layers.<i>.mixer.{in_proj.weight,
  * conv1d.weight, conv1d.bias, x_proj.weight, dt_proj.weight, dt_proj.bias, A_log, D,
  * out_proj.weight}}, {@code backbone.norm_f.weight} and {@code lm_head.weight} (the embedding's
- * tensor), so a converted checkpoint loads without renaming.
+ * tensor), so a converted checkpoint loads without renaming. With a Mamba-2 mixer ({@link
+ * dev.symbiont.nn.mamba.Mamba2Mixer}) the mixer keys are {@code Mamba2ForCausalLM}'s: {@code in_proj.weight,
+ * conv1d.weight, conv1d.bias, dt_bias, A_log, D, norm.weight, out_proj.weight}.
  *
  * <p>Decoding keeps per block the conv window (batch, d_inner, d_conv − 1) and the scan's state
  * (batch, d_inner, N): the cost of a token and the state's size do not depend on how many
@@ -92,11 +94,11 @@ public final class MambaLM extends CausalLM {
     @Override
     public int maxSeq() { return Integer.MAX_VALUE; }
 
-    /** {@code architecture=mamba} and the config's Hugging Face keys ({@link MambaLMConfig#toMap}). */
+    /** {@code architecture=mamba} or {@code mamba2} (the mixer's kind) and the config's Hugging Face keys ({@link MambaLMConfig#toMap}). */
     @Override
     public Map<String, String> metadata() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put(ARCHITECTURE, "mamba");
+        m.put(ARCHITECTURE, config.mixer().architecture());
         m.putAll(config.toMap());
         return m;
     }
@@ -145,9 +147,5 @@ public final class MambaLM extends CausalLM {
     public LmHead lmHead() { return lmHead; }
 
     @Override
-    protected String extraRepr() {
-        var m = config.mixer();
-        return "vocab=" + config.vocab() + ", dModel=" + m.dModel() + ", layers=" + config.layers() + ", dInner=" + m.dInner()
-                + ", dState=" + m.dState() + ", dtRank=" + m.dtRank() + ", dConv=" + m.dConv();
-    }
+    protected String extraRepr() { return "vocab=" + config.vocab() + ", layers=" + config.layers() + ", " + config.mixer(); }
 }

@@ -1,5 +1,7 @@
 package dev.symbiont.nn.mamba;
 
+import dev.symbiont.core.Generator;
+
 /**
  * The sizes of one Mamba mixer (Gu &amp; Dao 2023; names as Hugging Face's {@code MambaConfig}).
  *
@@ -9,7 +11,7 @@ package dev.symbiont.nn.mamba;
  * @param dtRank the rank of Δ's projection (time_step_rank)
  * @param dConv  the causal convolution's kernel (conv_kernel)
  */
-public record MambaConfig(int dModel, int dInner, int dState, int dtRank, int dConv) {
+public record MambaConfig(int dModel, int dInner, int dState, int dtRank, int dConv) implements StateSpaceConfig {
     public MambaConfig {
         if (dModel <= 0 || dInner <= 0 || dState <= 0 || dtRank <= 0 || dConv <= 0) {
             throw new IllegalArgumentException("MambaConfig: every size must be positive, got " + this);
@@ -20,6 +22,12 @@ public record MambaConfig(int dModel, int dInner, int dState, int dtRank, int dC
     public static MambaConfig of(int dModel) {
         return new MambaConfig(dModel, 2 * dModel, 16, (dModel + 15) / 16, 4);
     }
+
+    @Override
+    public String architecture() { return "mamba"; }
+
+    @Override
+    public MambaMixer newMixer(Generator g) { return new MambaMixer(this, g); }
 
     /** This config with state size {@code n}. */
     public MambaConfig withState(int n) { return new MambaConfig(dModel, dInner, n, dtRank, dConv); }

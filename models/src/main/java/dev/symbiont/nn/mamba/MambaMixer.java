@@ -9,10 +9,8 @@ import dev.symbiont.nn.Init;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.block.MixerContext;
-import dev.symbiont.nn.block.MixerState;
 import dev.symbiont.nn.block.SequenceMixer;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -43,8 +41,6 @@ import java.util.List;
  * recurrence, which costs less than a scan call for one position.
  */
 public final class MambaMixer extends SequenceMixer {
-    private static final double DT_MIN = 1e-3, DT_MAX = 0.1, DT_FLOOR = 1e-4;
-
     private final MambaConfig config;
     private final Linear inProj, xProj, dtProj, outProj;
     private final CausalConv1d conv1d;
@@ -63,17 +59,7 @@ public final class MambaMixer extends SequenceMixer {
         this.outProj = module("out_proj", new Linear(di, config.dModel(), false, g));
         double std = 1 / Math.sqrt(r);
         dtProj.weight().replace(Init.uniform(g, -std, std, di, r));
-        dtProj.bias().replace(inverseSoftplusOfLogUniformDt(g, di));
-    }
-
-    /** softplus⁻¹(dt), dt = exp(U(log 10⁻³, log 10⁻¹)) floored at 10⁻⁴: dt + log(−expm1(−dt)). */
-    private static Tensor inverseSoftplusOfLogUniformDt(Generator g, int channels) {
-        float[] bias = new float[channels];
-        for (int c = 0; c < channels; c++) {
-            double dt = Math.max(DT_FLOOR, Math.exp(Math.log(DT_MIN) + g.nextDouble() * (Math.log(DT_MAX) - Math.log(DT_MIN))));
-            bias[c] = (float) (dt + Math.log(-Math.expm1(-dt)));
-        }
-        return Tensor.fromArray(bias, channels);
+        dtProj.bias().replace(DtInit.inverseSoftplusOfLogUniformDt(g, di));
     }
 
     public MambaConfig config() { return config; }
@@ -83,26 +69,7 @@ public final class MambaMixer extends SequenceMixer {
      * conv: the last d_conv − 1 inputs of the convolution (batch, d_inner, d_conv − 1);
      * ssm: the scan's h (batch, d_inner, N); both null while empty.
      */
-    public static final class State implements MixerState {
-        private Tensor conv, ssm;
-        private int length;
-
-        @Override
-        public int length() { return length; }
-
-        @Override
-        public void clear() {
-            conv = null;
-            ssm = null;
-            length = 0;
-        }
-
-        /** (batch, d_inner, d_conv − 1), or null while empty. */
-        public Tensor conv() { return conv; }
-
-        /** (batch, d_inner, N), or null while empty. */
-        public Tensor ssm() { return ssm; }
-    }
+    public static final class State extends SsmState {}
 
     @Override
     public State newState(int maxLength) { return new State(); }
@@ -120,16 +87,12 @@ public final class MambaMixer extends SequenceMixer {
      */
     @Override
     public Tensor forward(Tensor u, MixerContext context) {
-        if (!context.causal() || context.mask() != null) {
-            throw new IllegalArgumentException("MambaMixer: a recurrence is causal and takes no mask, got causal="
-                    + context.causal() + ", mask " + (context.mask() == null ? "none" : Arrays.toString(context.mask().shape())));
-        }
-        if (u.dim() != 3 || u.size(2) != config.dModel()) {
-            throw new IllegalArgumentException("MambaMixer: input must be (batch, L, " + config.dModel() + "), got "
-                    + Arrays.toString(u.shape()));
-        }
+        MixerInputs.check("MambaMixer", u, context, config.dModel());
         State state = context.stateAs(State.class, "MambaMixer");
-        if (state != null && state.ssm != null) checkState(state, u.size(0));
+        if (state != null) {
+            state.checkShapes("MambaMixer", new int[] {u.size(0), config.dInner(), config.dConv() - 1},
+                    new int[] {u.size(0), config.dInner(), config.dState()});
+        }
         if (u.size(1) == 0) {
             try (var onU = Backends.use(u.backend())) {
                 return Tensor.zeros(u.size(0), 0, config.dModel());                // nothing to mix; the state is unchanged
@@ -188,15 +151,6 @@ public final class MambaMixer extends SequenceMixer {
         }
         state.ssm = h.detach();
         return Tensor.stack(List.of(ys), 2);                                     // (batch, d_inner, L)
-    }
-
-    private void checkState(State state, int batch) {
-        int[] conv = {batch, config.dInner(), config.dConv() - 1}, ssm = {batch, config.dInner(), config.dState()};
-        if (!Arrays.equals(state.conv.shape(), conv) || !Arrays.equals(state.ssm.shape(), ssm)) {
-            throw new IllegalArgumentException("MambaMixer: the decoding state is from another model or batch: conv "
-                    + Arrays.toString(state.conv.shape()) + ", ssm " + Arrays.toString(state.ssm.shape()) + ", expected conv "
-                    + Arrays.toString(conv) + ", ssm " + Arrays.toString(ssm));
-        }
     }
 
     public Linear inProj() { return inProj; }

@@ -30,12 +30,7 @@ class MambaLMTest {
 
     private static MambaLM model() { return new MambaLM(CONFIG, new Generator(5), 0.5); }
 
-    private static Tensor ids(int batch, int seq, long seed) {
-        Generator g = new Generator(seed);
-        long[] v = new long[batch * seq];
-        for (int i = 0; i < v.length; i++) v[i] = g.nextInt(CONFIG.vocab());
-        return Tensor.fromArray(v, batch, seq);
-    }
+    private static Tensor ids(int batch, int seq, long seed) { return RandomIds.of(CONFIG.vocab(), batch, seq, seed); }
 
     @Test
     void stateDictHasHuggingFaceMambaForCausalLMKeysAndShapes() {

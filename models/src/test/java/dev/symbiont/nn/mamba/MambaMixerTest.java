@@ -2,7 +2,6 @@ package dev.symbiont.nn.mamba;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.block.MixerContext;
 import dev.symbiont.nn.block.CausalConvMixer;
 import org.junit.jupiter.api.Test;
@@ -14,7 +13,6 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,15 +82,7 @@ class MambaMixerTest {
 
     @Test
     void everyParameterGetsAGradient() {
-        MambaMixer m = mixer();
-        Tensor u = Tensor.randn(new Generator(3), 2, 7, 8).requiresGrad(true);
-        m.forward(u, WHOLE).square().sum().backward();
-        assertNotNull(u.grad());
-        for (Map.Entry<String, Parameter> p : m.namedParameters().entrySet()) {
-            assertNotNull(p.getValue().grad(), p.getKey());
-            float norm = p.getValue().grad().abs().sum().item();
-            assertTrue(norm > 0 && Float.isFinite(norm), p.getKey() + ": |grad| = " + norm);
-        }
+        MixerGradients.assertEveryParameterGetsAGradient(mixer(), Tensor.randn(new Generator(3), 2, 7, 8).requiresGrad(true));
     }
 
     @Test
