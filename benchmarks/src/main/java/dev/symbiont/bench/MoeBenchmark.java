@@ -14,6 +14,7 @@ import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.moe.Dispatch;
 import dev.symbiont.nn.moe.MoeConfig;
 import dev.symbiont.nn.moe.MoeFeedForward;
+import dev.symbiont.nn.moe.PerTokenMoe;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -36,6 +37,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code dropless} — the moe family's CPU kernels, every slot kept (MegaBlocks);
  *   <li>{@code capacity} — the same with capacity factor 1.25 (Switch);
  *   <li>{@code reference} — dropless with the family forced to its reference (a matmul per expert);
+ *   <li>{@code per-token} — the same layer's per-token loop ({@link PerTokenMoe}: each token through
+ *       each of its k experts with plain ops), the issue's reference; a call takes seconds, so run it
+ *       with few iterations: {@code -p impl=dropless,per-token -wi 2 -i 3};
  *   <li>{@code dense-active} — a dense SwiGLU FFN with the MoE's active parameters (hidden k·1024 = 2048);
  *   <li>{@code dense-total} — one with its total parameters (hidden E·1024 = 8192).
  * </ul>
@@ -54,7 +58,7 @@ public class MoeBenchmark {
     @Param({"2048"})
     public int tokens;
 
-    @Param({"dropless", "capacity", "reference", "dense-active", "dense-total"})
+    @Param({"dropless", "capacity", "reference", "per-token", "dense-active", "dense-total"})
     public String impl;
 
     private final CpuBackend cpu = new CpuBackend();
@@ -68,10 +72,12 @@ public class MoeBenchmark {
             MoeConfig moe = MoeConfig.of(D_MODEL, EXPERTS, TOP_K, HIDDEN);
             layer = switch (impl) {
                 case "dropless", "reference" -> new MoeFeedForward(moe, g);
+                case "per-token" -> new PerTokenMoe(new MoeFeedForward(moe, g));
                 case "capacity" -> new MoeFeedForward(moe.withDispatch(Dispatch.capacity(1.25)), g);
                 case "dense-active" -> dense(TOP_K * HIDDEN, g);
                 case "dense-total" -> dense(EXPERTS * HIDDEN, g);
-                default -> throw new IllegalArgumentException("impl must be dropless, capacity, reference, dense-active or dense-total, got " + impl);
+                default -> throw new IllegalArgumentException(
+                        "impl must be dropless, capacity, reference, per-token, dense-active or dense-total, got " + impl);
             };
             x = Tensor.randn(g, tokens, D_MODEL).requiresGrad(true);
             gradOut = Tensor.randn(g, tokens, D_MODEL);

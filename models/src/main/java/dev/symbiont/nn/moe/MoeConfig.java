@@ -22,6 +22,7 @@ public record MoeConfig(int dModel, int experts, int topK, int hidden, Dispatch 
         }
         if (experts < 1) throw new IllegalArgumentException("MoeConfig: experts must be ≥ 1, got " + experts);
         Moe.checkTopK("MoeConfig", topK, experts);
+        if (!(jitter >= 0 && jitter < 1)) throw new IllegalArgumentException("MoeConfig: jitter must be in [0, 1), got " + jitter);
         if (shared < 0) throw new IllegalArgumentException("MoeConfig: shared experts must be ≥ 0, got " + shared);
         if (dispatch == null) throw new IllegalArgumentException("MoeConfig: dispatch is null; use Dispatch.dropless() or Dispatch.capacity(f)");
     }

@@ -19,25 +19,38 @@ import java.util.function.Function;
  * @param every               every n-th layer is MoE (1: all; 2: the 2nd, 4th, ...)
  * @param loadBalancingCoef   weight of the Switch load-balancing loss (Hugging Face's router_aux_loss_coef; 0.001-0.01)
  * @param zLossCoef           weight of the router z-loss (ST-MoE uses 0.001)
+ * @param jitter              ε of the routers' training-time input jitter U(1 − ε, 1 + ε), 0 for none (Hugging Face's
+ *                            router_jitter_noise, default 0; Switch used 0.01)
  */
 public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, boolean renormalize, int shared, int every,
-                        double loadBalancingCoef, double zLossCoef) {
+                        double loadBalancingCoef, double zLossCoef, double jitter) {
     public MoeLayers {
         if (every < 1) throw new IllegalArgumentException("MoeLayers: every must be ≥ 1, got " + every);
         if (!(loadBalancingCoef >= 0) || !(zLossCoef >= 0)) {
             throw new IllegalArgumentException("MoeLayers: loss coefficients must be ≥ 0, got " + loadBalancingCoef + " and " + zLossCoef);
         }
-        new MoeConfig(1, experts, topK, hidden, dispatch, renormalize, 0, shared); // validates experts, top-k, hidden, dispatch, shared
+        new MoeConfig(1, experts, topK, hidden, dispatch, renormalize, jitter, shared); // validates experts, top-k, hidden, dispatch, jitter, shared
     }
 
-    /** Every layer MoE, dropless, renormalised, no shared expert, balancing coefficient 0.01, no z-loss. */
+    /** Without router jitter (Hugging Face's default). */
+    public MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, boolean renormalize, int shared, int every,
+                     double loadBalancingCoef, double zLossCoef) {
+        this(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, 0);
+    }
+
+    /** Every layer MoE, dropless, renormalised, no shared expert, balancing coefficient 0.01, no z-loss, no jitter. */
     public static MoeLayers of(int experts, int topK, int hidden) {
-        return new MoeLayers(experts, topK, hidden, Dispatch.dropless(), true, 0, 1, 0.01, 0);
+        return new MoeLayers(experts, topK, hidden, Dispatch.dropless(), true, 0, 1, 0.01, 0, 0);
+    }
+
+    /** These settings with router jitter ε (0: none). */
+    public MoeLayers withJitter(double eps) {
+        return new MoeLayers(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, eps);
     }
 
     /** The config of one MoE layer of width {@code dModel}. */
     public MoeConfig layer(int dModel) {
-        return new MoeConfig(dModel, experts, topK, hidden, dispatch, renormalize, 0, shared);
+        return new MoeConfig(dModel, experts, topK, hidden, dispatch, renormalize, jitter, shared);
     }
 
     /** Whether layer {@code i} (from 0) is an MoE layer. */
@@ -57,19 +70,24 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
         m.put("moe_every", Integer.toString(every));
         m.put("moe_load_balancing_coef", Double.toString(loadBalancingCoef));
         m.put("moe_z_loss_coef", Double.toString(zLossCoef));
+        m.put("moe_router_jitter_noise", Double.toString(jitter));
         return m;
     }
 
     /** Whether a checkpoint's metadata describes an MoE model. */
     public static boolean present(Map<String, String> m) { return m.containsKey("moe_experts"); }
 
-    /** The settings {@link #toMap} wrote; a missing or unreadable key throws naming it. Other keys are ignored. */
+    /**
+     * The settings {@link #toMap} wrote; a missing or unreadable key throws naming it. Other keys
+     * are ignored; {@code moe_router_jitter_noise}, which older checkpoints lack, reads as 0 when missing.
+     */
     public static MoeLayers fromMap(Map<String, String> m) {
         return new MoeLayers(read(m, "moe_experts", Integer::parseInt, "an integer"), read(m, "moe_top_k", Integer::parseInt, "an integer"),
                 read(m, "moe_hidden", Integer::parseInt, "an integer"), read(m, "moe_dispatch", MoeLayers::dispatch, "dropless or capacity:<factor>"),
                 read(m, "moe_renormalize", MoeLayers::bool, "true or false"), read(m, "moe_shared_experts", Integer::parseInt, "an integer"),
                 read(m, "moe_every", Integer::parseInt, "an integer"),
-                read(m, "moe_load_balancing_coef", Double::parseDouble, "a number"), read(m, "moe_z_loss_coef", Double::parseDouble, "a number"));
+                read(m, "moe_load_balancing_coef", Double::parseDouble, "a number"), read(m, "moe_z_loss_coef", Double::parseDouble, "a number"),
+                m.containsKey("moe_router_jitter_noise") ? read(m, "moe_router_jitter_noise", Double::parseDouble, "a number") : 0);
     }
 
     private static <T> T read(Map<String, String> m, String key, Function<String, T> parse, String expected) {

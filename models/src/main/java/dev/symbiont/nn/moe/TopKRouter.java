@@ -72,6 +72,9 @@ public final class TopKRouter extends Module implements Stochastic {
 
     public int topK() { return k; }
 
+    /** ε of the training-time input jitter, 0 for none. */
+    public double jitter() { return jitter; }
+
     public Parameter weight() { return weight; }
 
     /** The generator the jitter is drawn from. */
