@@ -147,7 +147,8 @@ public final class Checkpoint {
                 for (int i = 0; i < sink.count; i++, at++) {
                     int slot = at;
                     nodes.add(Autograd.record("checkpoint_side_output", values.get(slot).detach(), g -> {
-                        grads[slot] = grads[slot] == null ? g : grads[slot].add(g);
+                        // kept past this rule, so a copy: autograd releases the gradients it made once used
+                        grads[slot] = grads[slot] == null ? g.clone() : grads[slot].add(g);
                         return new Tensor[1]; // nothing for the segment's output: its own gradient comes from the loss
                     }, out));
                 }

@@ -79,7 +79,11 @@ public final class GradFn {
         Object target() { return leaf != null ? leaf : node; }
     }
 
-    /** Gradient of each input, in the order the inputs were recorded. */
+    /**
+     * Gradient of each input, in the order the inputs were recorded. {@code gradOutput} is valid
+     * during the call only: autograd releases a gradient it made once every rule has used it, so a
+     * rule that keeps one for later keeps a copy.
+     */
     @FunctionalInterface
     public interface BackwardRule {
         Tensor[] backward(Tensor gradOutput);
