@@ -30,8 +30,8 @@ public final class CausalConv1dProfile {
             Tensor gradOut = Tensor.randn(g, BATCH, CHANNELS, LENGTH);
             double[] layer = new double[rounds], composed = new double[rounds];
             for (int r = -3; r < rounds; r++) {
-                double a = best(() -> step(conv.forward(x, null), conv, x, gradOut));
-                double b = best(() -> step(composition(conv, conv.pad(x, null)), conv, x, gradOut));
+                double a = BestOfThree.millis(() -> step(conv.forward(x, null), conv, x, gradOut));
+                double b = BestOfThree.millis(() -> step(composition(conv, conv.pad(x, null)), conv, x, gradOut));
                 if (r >= 0) {
                     layer[r] = a;
                     composed[r] = b;
@@ -56,15 +56,5 @@ public final class CausalConv1dProfile {
         y.backward(gradOut);
         conv.zeroGrad();
         x.zeroGrad();
-    }
-
-    private static double best(Runnable run) {
-        double best = Double.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long t0 = System.nanoTime();
-            run.run();
-            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
-        }
-        return best;
     }
 }

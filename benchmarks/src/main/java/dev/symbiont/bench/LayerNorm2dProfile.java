@@ -43,7 +43,7 @@ public final class LayerNorm2dProfile {
             double[][] ms = new double[runs.length][rounds];
             for (int r = -2; r < rounds; r++) {
                 for (int i = 0; i < runs.length; i++) {
-                    double t = best(runs[i]);
+                    double t = BestOfThree.millis(runs[i]);
                     if (r >= 0) ms[i][r] = t;
                 }
             }
@@ -58,15 +58,5 @@ public final class LayerNorm2dProfile {
     private static void step(Tensor y, Tensor gradOut, Tensor... leaves) {
         y.backward(gradOut);
         for (Tensor t : leaves) t.zeroGrad();
-    }
-
-    private static double best(Runnable run) {
-        double best = Double.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long t0 = System.nanoTime();
-            run.run();
-            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
-        }
-        return best;
     }
 }
