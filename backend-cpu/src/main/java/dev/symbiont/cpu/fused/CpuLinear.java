@@ -114,7 +114,7 @@ public final class CpuLinear implements LinearKernels {
             VectorElementwise.unary(UnaryOp.GELU_ERF, zf, 0, zf, n);
             return new LinearGelu(z, null);
         }
-        HeapStorage d = io.newFloats(n);
+        HeapStorage d = io.emptyFloats(n); // every element written below
         VectorActivationGrads.geluErfWithGrad(zf, 0, zf, 0, d.floats(), n);
         return new LinearGelu(z, Tensor.of(d, z.shape()));
     }
