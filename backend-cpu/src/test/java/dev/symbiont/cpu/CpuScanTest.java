@@ -10,6 +10,7 @@ import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.fused.scan.Scans;
 import dev.symbiont.cpu.gemm.GemmPath;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
+import dev.symbiont.cpu.kernels.ScanMath;
 import dev.symbiont.cpu.kernels.SelectiveScan;
 import dev.symbiont.cpu.kernels.TreeScans;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,8 @@ class CpuScanTest {
     private static final CpuBackend CPU = new CpuBackend();
     /** Without the vector kernels: ΔA's exp on the scalar twin. */
     private static final CpuBackend SCALAR = new CpuBackend(GemmPath.EJML, false);
+    /** The linear recurrence's rows on the Vector API, as the default backend runs them. */
+    private static final ScanMath VECTOR_ROWS = ScanMath.of(true);
 
     /** One selective-scan case; groups 0 means 3-D B and C; initial: from a random initial state. */
     private record Case(int batch, int channels, int len, int n, int groups, boolean z, boolean d, boolean bias,
@@ -187,8 +190,8 @@ class CpuScanTest {
         var dims = new LinearRecurrence.Dims(outer, len, inner, reverse);
         float[] a = Differential.random(1, outer * len * inner, 1f), x = Differential.random(2, outer * len * inner, 1f);
         float[] seq = new float[a.length], chunked = new float[a.length];
-        LinearRecurrence.sequential(dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), seq);
-        LinearRecurrence.chunked(dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), chunked, chunks);
+        LinearRecurrence.sequential(VECTOR_ROWS, dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), seq);
+        LinearRecurrence.chunked(VECTOR_ROWS, dims, new LinearRecurrence.Run(a, 0), new LinearRecurrence.Run(x, 0), chunked, chunks);
         assertClose("chunked vs sequential", seq, chunked);
     }
 
@@ -200,7 +203,7 @@ class CpuScanTest {
         var ra = new LinearRecurrence.Run(a, 0);
         var rx = new LinearRecurrence.Run(x, 0);
         float[] seq = new float[a.length], hs = new float[a.length], bl = new float[a.length];
-        LinearRecurrence.sequential(dims, ra, rx, seq);
+        LinearRecurrence.sequential(VECTOR_ROWS, dims, ra, rx, seq);
         TreeScans.Cost hillis = TreeScans.hillisSteele(dims, ra, rx, hs);
         TreeScans.Cost blelloch = TreeScans.blelloch(dims, ra, rx, bl);
         assertClose("Hillis–Steele vs sequential", seq, hs);

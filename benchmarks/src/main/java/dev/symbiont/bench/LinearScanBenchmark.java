@@ -7,6 +7,7 @@ import dev.symbiont.core.fused.scan.Scans;
 import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.CpuThreads;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
+import dev.symbiont.cpu.kernels.ScanMath;
 import dev.symbiont.cpu.kernels.TreeScans;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC"})
 public class LinearScanBenchmark {
     static final int BATCH = 4, LEN = 2048, CHANNELS = 1024;
+    /** The rows of the recurrence as the CPU backend runs them (Vector API). */
+    static final ScanMath ROWS = ScanMath.of(true);
 
     @Param({"sequential", "chunked", "hillis-steele", "blelloch"})
     public String kernel;
@@ -63,7 +66,7 @@ public class LinearScanBenchmark {
         for (int i = 0; i < gv.length; i++) gv[i] = (float) r.nextGaussian();
         g = new LinearRecurrence.Run(gv, 0);
         float[] hv = new float[av.length];
-        LinearRecurrence.sequential(dims, a, x, hv);
+        LinearRecurrence.sequential(ROWS, dims, a, x, hv);
         states = new LinearRecurrence.Run(hv, 0);
         try (var scope = Backends.use(cpu)) {
             ta = Tensor.fromArray(av, BATCH, LEN, CHANNELS).requiresGrad(true);
@@ -75,8 +78,8 @@ public class LinearScanBenchmark {
     @Benchmark
     public float[] forward() {
         switch (kernel) {
-            case "sequential" -> LinearRecurrence.sequential(dims, a, x, h);
-            case "chunked" -> LinearRecurrence.chunked(dims, a, x, h, 2 * CpuThreads.parallelism());
+            case "sequential" -> LinearRecurrence.sequential(ROWS, dims, a, x, h);
+            case "chunked" -> LinearRecurrence.chunked(ROWS, dims, a, x, h, 2 * CpuThreads.parallelism());
             case "hillis-steele" -> TreeScans.hillisSteele(dims, a, x, h);
             case "blelloch" -> TreeScans.blelloch(dims, a, x, h);
             default -> throw new IllegalArgumentException("unknown kernel " + kernel);
@@ -87,7 +90,7 @@ public class LinearScanBenchmark {
     /** The backward kernel (da and db from the gradient of h, one reverse pass); the same for every {@code kernel} value. */
     @Benchmark
     public float[] adjoint() {
-        LinearRecurrence.adjoint(dims, a, g, states, null, da, db, null);
+        LinearRecurrence.adjoint(ROWS, dims, a, g, states, null, da, db, null);
         return da;
     }
 

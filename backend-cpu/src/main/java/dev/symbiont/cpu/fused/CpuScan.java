@@ -16,9 +16,9 @@ import dev.symbiont.cpu.kernels.SelectiveScan;
  * pass over L per (batch, channel) with per-chunk checkpoints for the backward
  * ({@link SelectiveScan}), so neither direction allocates anything of size L·N. Operands are
  * read in place through their strides; only a linear scan's non-contiguous operands are
- * copied, and the selective scan's B and C into step-major rows. The selective scan's
- * per-step work runs on the Vector API across the N states when the backend's vector kernels
- * are on, else on its plain-Java twin.
+ * copied, and the selective scan's B and C into step-major rows. Both scans' inner loops run on
+ * the Vector API (the linear scan's across a row of channels, the selective scan's across the N
+ * states) when the backend's vector kernels are on, else on their plain-Java twins.
  */
 public final class CpuScan implements ScanKernels {
     private static final String LINEAR = "linear_scan";
@@ -26,7 +26,7 @@ public final class CpuScan implements ScanKernels {
     private final CpuTensors io;
     private final ScanMath math;
 
-    /** @param vector whether the selective scan's steps run on the Vector API (else the scalar twin) */
+    /** @param vector whether the scans' inner loops run on the Vector API (else the scalar twins) */
     public CpuScan(Backend backend, boolean vector) {
         this.io = new CpuTensors(backend);
         this.math = ScanMath.of(vector);
@@ -36,7 +36,7 @@ public final class CpuScan implements ScanKernels {
     public Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim) {
         LinearRecurrence.Dims d = dims(a, dim);
         HeapStorage h = io.emptyFloats(a.numel()); // the recurrence writes every h_t
-        LinearRecurrence.scan(d, run(LINEAR, a), run(LINEAR, b), h0 == null ? null : run(LINEAR, h0), h.floats());
+        LinearRecurrence.scan(math, d, run(LINEAR, a), run(LINEAR, b), h0 == null ? null : run(LINEAR, h0), h.floats());
         return Tensor.of(h, a.shape());
     }
 
@@ -46,7 +46,7 @@ public final class CpuScan implements ScanKernels {
         // the adjoint pass writes every element of each gradient it is given
         HeapStorage da = want.da() ? io.emptyFloats(a.numel()) : null, db = want.db() ? io.emptyFloats(a.numel()) : null;
         HeapStorage dh0 = want.dh0() && h0 != null ? io.emptyFloats(h0.numel()) : null;
-        LinearRecurrence.adjoint(dims(a, dim), run(op, a), run(op, gradH), run(op, h), h0 == null ? null : run(op, h0),
+        LinearRecurrence.adjoint(math, dims(a, dim), run(op, a), run(op, gradH), run(op, h), h0 == null ? null : run(op, h0),
                 data(da), data(db), data(dh0));
         return new LinearScanGrads(da == null ? null : Tensor.of(da, a.shape()), db == null ? null : Tensor.of(db, a.shape()),
                 dh0 == null ? null : Tensor.of(dh0, h0.shape()));

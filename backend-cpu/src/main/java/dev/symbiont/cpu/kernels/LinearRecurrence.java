@@ -17,7 +17,9 @@ import dev.symbiont.cpu.CpuThreads;
  *       2n work, depth len/chunks + chunks. For when outer × inner cannot fill the cores.</li>
  * </ul>
  * Both give the same h up to float32 rounding; {@link #scan} picks one. {@link #adjoint} is a
- * scan's whole backward in one reverse pass.
+ * scan's whole backward in one reverse pass. A row of columns is one call of the {@link ScanMath}
+ * given (a vector of channels at a time, or its scalar twin); whole rows stream best, so a task
+ * walks a whole row unless too few rows fill the cores.
  */
 public final class LinearRecurrence {
     private LinearRecurrence() {}
@@ -39,17 +41,17 @@ public final class LinearRecurrence {
      * h = the recurrence of (a, x) from h_{−1} = h0 (an (outer, inner) run, or null for 0),
      * written to {@code h} from 0: the sequential kernel unless too few columns fill the cores.
      */
-    public static void scan(Dims d, Run a, Run x, Run h0, float[] h) {
-        if (chunks(d)) chunked(d, a, x, h0, h, 2 * CpuThreads.parallelism());
-        else sequential(d, a, x, h0, h);
+    public static void scan(ScanMath m, Dims d, Run a, Run x, Run h0, float[] h) {
+        if (chunks(d)) chunked(m, d, a, x, h0, h, 2 * CpuThreads.parallelism());
+        else sequential(m, d, a, x, h0, h);
     }
 
     /** The recurrence column by column from h_{−1} = 0, each walked once along len. */
-    public static void sequential(Dims d, Run a, Run x, float[] h) { sequential(d, a, x, null, h); }
+    public static void sequential(ScanMath m, Dims d, Run a, Run x, float[] h) { sequential(m, d, a, x, null, h); }
 
     /** The recurrence column by column from h_{−1} = h0 (or 0 when null), each walked once along len. */
-    public static void sequential(Dims d, Run a, Run x, Run h0, float[] h) {
-        columnBlocks(d, (o, i0, i1) -> walk(d, a, x, h0, h, o, i0, i1, 0, d.len()));
+    public static void sequential(ScanMath m, Dims d, Run a, Run x, Run h0, float[] h) {
+        columnBlocks(d, (o, i0, i1) -> walk(m, d, a, x, h0, h, o, i0, i1, 0, d.len()));
     }
 
     /**
@@ -61,11 +63,11 @@ public final class LinearRecurrence {
      * (da_0 = 0 without h0), so they may be unzeroed buffers. With too few columns to fill the cores the
      * chunked kernel computes gh first.
      */
-    public static void adjoint(Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0) {
+    public static void adjoint(ScanMath m, Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0) {
         Dims reverse = new Dims(d.outer(), d.len(), d.inner(), true);
         if (chunks(reverse)) {
             float[] gh = db != null ? db : new float[d.outer() * d.len() * d.inner()];
-            chunked(reverse, a, g, null, gh, 2 * CpuThreads.parallelism());
+            chunked(m, reverse, a, g, null, gh, 2 * CpuThreads.parallelism());
             columnBlocks(d, (o, i0, i1) -> {
                 if (da != null) previousTimesAdjoint(d, h, h0, gh, da, o, i0, i1);
                 if (dh0 != null) {
@@ -73,7 +75,7 @@ public final class LinearRecurrence {
                 }
             });
         } else {
-            columnBlocks(d, (o, i0, i1) -> reverseWalk(d, a, g, h, h0, da, db, dh0, o, i0, i1));
+            columnBlocks(d, (o, i0, i1) -> reverseWalk(m, d, a, g, h, h0, da, db, dh0, o, i0, i1));
         }
     }
 
@@ -100,34 +102,28 @@ public final class LinearRecurrence {
         return d.outer() * ceilDiv(d.inner(), INNER_BLOCK) < CpuThreads.parallelism() && d.len() >= MIN_CHUNKED_LENGTH;
     }
 
-    /** {@link #adjoint}'s pass over outer o, columns [i0, i1): t from len − 1 down, the adjoint carried in {@code gh}. */
-    private static void reverseWalk(Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0,
+    /**
+     * {@link #adjoint}'s pass over outer o, columns [i0, i1): t from len − 1 down, one row per step,
+     * gh_t written to db's row t (the next step's carry) or, without db, to a row-sized carry in place.
+     */
+    private static void reverseWalk(ScanMath m, Dims d, Run a, Run g, Run h, Run h0, float[] da, float[] db, float[] dh0,
                                     int o, int i0, int i1) {
-        int inner = d.inner(), width = i1 - i0;
-        float[] gh = new float[width];
-        float[] av = a.data(), gv = g.data(), hv = h.data();
-        for (int t = d.len() - 1; t >= 0; t--) {
-            int row = index(d, o, t, 0) + i0, gr = g.offset() + row;
-            if (t == d.len() - 1) {
-                System.arraycopy(gv, gr, gh, 0, width);
-            } else {
-                int ar = a.offset() + row + inner;
-                for (int i = 0; i < width; i++) gh[i] = gv[gr + i] + av[ar + i] * gh[i];
-            }
-            if (db != null) System.arraycopy(gh, 0, db, row, width);
-            if (da != null && t > 0) {
-                int hr = h.offset() + row - inner;
-                for (int i = 0; i < width; i++) da[row + i] = gh[i] * hv[hr + i];
-            }
+        int inner = d.inner(), width = i1 - i0, len = d.len();
+        float[] gh = db != null ? db : new float[width];
+        int col = o * inner + i0, first = index(d, o, 0, 0) + i0, carry = 0;
+        for (int t = len - 1; t >= 0; t--) {
+            int row = first + t * inner, out = db != null ? row : 0;
+            // da_t = gh_t·h_{t−1}; at t = 0 h_{−1} is h0, or 0 (filled below)
+            float[] prev = t > 0 ? h.data() : h0 != null ? h0.data() : null;
+            int hp = t > 0 ? h.offset() + row - inner : h0 != null ? h0.offset() + col : 0;
+            m.adjointRow(g.data(), g.offset() + row, t == len - 1 ? null : a.data(), a.offset() + row + inner, gh, carry,
+                    gh, out, prev, hp, prev == null ? null : da, row, width);
+            carry = out;
         }
-        int col = o * inner + i0, row = index(d, o, 0, 0) + i0;          // t = 0 reads h_{−1} = h0
-        if (da != null && h0 != null) {
-            for (int i = 0; i < width; i++) da[row + i] = gh[i] * h0.data()[h0.offset() + col + i];
-        } else if (da != null) {
-            java.util.Arrays.fill(da, row, row + width, 0f); // h_{−1} = 0; da may be an unzeroed buffer
-        }
+        if (da != null && h0 == null) java.util.Arrays.fill(da, first, first + width, 0f); // da may be an unzeroed buffer
         if (dh0 != null) {
-            for (int i = 0; i < width; i++) dh0[col + i] = av[a.offset() + row + i] * gh[i];
+            float[] av = a.data();
+            for (int i = 0; i < width; i++) dh0[col + i] = av[a.offset() + first + i] * gh[carry + i];
         }
     }
 
@@ -150,16 +146,16 @@ public final class LinearRecurrence {
      * The recurrence with len cut into {@code chunks} pieces run in parallel: a local scan and
      * coefficient product per chunk, the carries in order, then the fix-up of every chunk but the first.
      */
-    public static void chunked(Dims d, Run a, Run x, float[] h, int chunks) { chunked(d, a, x, null, h, chunks); }
+    public static void chunked(ScanMath m, Dims d, Run a, Run x, float[] h, int chunks) { chunked(m, d, a, x, null, h, chunks); }
 
-    /** {@link #chunked(Dims, Run, Run, float[], int)} from h_{−1} = h0 (or 0 when null): the first chunk starts from it. */
-    public static void chunked(Dims d, Run a, Run x, Run h0, float[] h, int chunks) {
+    /** {@link #chunked(ScanMath, Dims, Run, Run, float[], int)} from h_{−1} = h0 (or 0 when null): the first chunk starts from it. */
+    public static void chunked(ScanMath m, Dims d, Run a, Run x, Run h0, float[] h, int chunks) {
         int parts = Math.max(1, Math.min(chunks, d.len()));
         int cols = (int) d.columns();
         float[] product = new float[parts * cols], carry = new float[parts * cols]; // small: chunks × columns
         Parallel.forChunks(parts, 1, (unused, from, to) -> {
             for (int c = from; c < to; c++) {
-                walk(d, a, x, c == 0 ? h0 : null, h, -1, 0, d.inner(), start(d.len(), parts, c), start(d.len(), parts, c + 1));
+                walk(m, d, a, x, c == 0 ? h0 : null, h, -1, 0, d.inner(), start(d.len(), parts, c), start(d.len(), parts, c + 1));
                 if (c > 0) products(d, a, product, c * cols, start(d.len(), parts, c), start(d.len(), parts, c + 1));
             }
         });
@@ -184,20 +180,18 @@ public final class LinearRecurrence {
      * the scan), carry-in h0 (an (outer, inner) run, or null for 0), for outer {@code only}
      * (−1: every outer) and inner [i0, i1).
      */
-    private static void walk(Dims d, Run a, Run x, Run h0, float[] h, int only, int i0, int i1, int p0, int p1) {
+    private static void walk(ScanMath m, Dims d, Run a, Run x, Run h0, float[] h, int only, int i0, int i1, int p0, int p1) {
         int oFrom = only < 0 ? 0 : only, oTo = only < 0 ? d.outer() : only + 1;
-        int inner = d.inner(), step = d.reverse() ? -inner : inner, coef = d.reverse() ? inner : 0;
+        int inner = d.inner(), step = d.reverse() ? -inner : inner, coef = d.reverse() ? inner : 0, width = i1 - i0;
         for (int o = oFrom; o < oTo; o++) {
             for (int p = p0; p < p1; p++) {
-                int row = index(d, o, time(d, p), 0);
+                int row = index(d, o, time(d, p), 0) + i0, xr = x.offset() + row, ca = a.offset() + row + coef;
                 if (p == p0 && h0 != null) {
-                    int ca = a.offset() + row + coef, start = h0.offset() + o * inner;
-                    for (int i = i0; i < i1; i++) h[row + i] = a.data()[ca + i] * h0.data()[start + i] + x.data()[x.offset() + row + i];
+                    m.recurrenceRow(a.data(), ca, h0.data(), h0.offset() + o * inner + i0, x.data(), xr, h, row, width);
                 } else if (p == p0) {
-                    for (int i = i0; i < i1; i++) h[row + i] = x.data()[x.offset() + row + i];
+                    System.arraycopy(x.data(), xr, h, row, width);
                 } else {
-                    int prev = row - step, ca = a.offset() + row + coef;
-                    for (int i = i0; i < i1; i++) h[row + i] = a.data()[ca + i] * h[prev + i] + x.data()[x.offset() + row + i];
+                    m.recurrenceRow(a.data(), ca, h, row - step, x.data(), xr, h, row, width);
                 }
             }
         }

@@ -10,6 +10,21 @@ final class ScalarScanMath implements ScanMath {
     public int width(int n) { return n; }
 
     @Override
+    public void recurrenceRow(float[] a, int ao, float[] prev, int po, float[] x, int xo, float[] h, int ho, int n) {
+        for (int i = 0; i < n; i++) h[ho + i] = a[ao + i] * prev[po + i] + x[xo + i];
+    }
+
+    @Override
+    public void adjointRow(float[] g, int gOff, float[] c, int cOff, float[] carry, int carryOff, float[] gh, int go,
+                           float[] hPrev, int hOff, float[] da, int daOff, int n) {
+        for (int i = 0; i < n; i++) {
+            float v = c == null ? g[gOff + i] : g[gOff + i] + c[cOff + i] * carry[carryOff + i];
+            gh[go + i] = v;
+            if (da != null) da[daOff + i] = v * hPrev[hOff + i];
+        }
+    }
+
+    @Override
     public void softplus(float[] v, int n) {
         for (int i = 0; i < n; i++) v[i] = v[i] > SOFTPLUS_THRESHOLD ? v[i] : (float) Math.log1p(Math.exp(v[i]));
     }

@@ -1,7 +1,11 @@
 package dev.symbiont.cpu.kernels;
 
 /**
- * The selective scan's per-step arithmetic across a channel's N states, on the Vector API
+ * The scans' inner loops, on the Vector API or in plain Java. For the linear recurrence
+ * ({@link LinearRecurrence}): one row of channels of a step, forward or adjoint, a vector of
+ * channels at a time (C2 does not vectorise these loops itself: their operands are different
+ * arrays or one array a row apart, which it cannot prove apart). For the selective scan: the
+ * per-step arithmetic across a channel's N states, on the Vector API
  * ({@link VectorScanMath}, {@link VectorMath#exp}, a vector of states at a time) or in plain
  * Java ({@link ScalarScanMath}, {@code Math.exp}), the twin for JVMs without the incubator
  * module or with {@code -Dsymbiont.cpu.vector=false}. B and C come as (…, L, width) rows, one
@@ -15,6 +19,20 @@ public interface ScanMath {
     static ScanMath of(boolean vector) {
         return vector ? VectorScanMath.INSTANCE : ScalarScanMath.INSTANCE;
     }
+
+    /**
+     * One row of the linear recurrence: h[ho + i] = a[ao + i]·prev[po + i] + x[xo + i] for i &lt; n;
+     * prev may be h itself a row away (the rows must not overlap).
+     */
+    void recurrenceRow(float[] a, int ao, float[] prev, int po, float[] x, int xo, float[] h, int ho, int n);
+
+    /**
+     * One row of the linear scan's adjoint, for i &lt; n: gh[go + i] = g[gOff + i] + c[cOff + i]·carry[carryOff + i]
+     * (just g when c is null: the last step), then, unless da is null, da[daOff + i] = gh[go + i]·hPrev[hOff + i].
+     * gh may be the carry itself at the same offset (updated in place).
+     */
+    void adjointRow(float[] g, int gOff, float[] c, int cOff, float[] carry, int carryOff, float[] gh, int go,
+                    float[] hPrev, int hOff, float[] da, int daOff, int n);
 
     /** Softplus's threshold, PyTorch's and the reference's: above it softplus(x) = x. */
     float SOFTPLUS_THRESHOLD = 20f;

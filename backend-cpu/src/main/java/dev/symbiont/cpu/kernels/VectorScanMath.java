@@ -17,6 +17,30 @@ final class VectorScanMath implements ScanMath {
     public int width(int n) { return (n + L - 1) / L * L; }
 
     @Override
+    public void recurrenceRow(float[] a, int ao, float[] prev, int po, float[] x, int xo, float[] h, int ho, int n) {
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            FloatVector.fromArray(S, a, ao + i).fma(FloatVector.fromArray(S, prev, po + i), FloatVector.fromArray(S, x, xo + i))
+                    .intoArray(h, ho + i);
+        }
+        ScalarScanMath.INSTANCE.recurrenceRow(a, ao + i, prev, po + i, x, xo + i, h, ho + i, n - i);
+    }
+
+    @Override
+    public void adjointRow(float[] g, int gOff, float[] c, int cOff, float[] carry, int carryOff, float[] gh, int go,
+                           float[] hPrev, int hOff, float[] da, int daOff, int n) {
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            FloatVector v = FloatVector.fromArray(S, g, gOff + i);
+            if (c != null) v = FloatVector.fromArray(S, c, cOff + i).fma(FloatVector.fromArray(S, carry, carryOff + i), v);
+            v.intoArray(gh, go + i);
+            if (da != null) v.mul(FloatVector.fromArray(S, hPrev, hOff + i)).intoArray(da, daOff + i);
+        }
+        ScalarScanMath.INSTANCE.adjointRow(g, gOff + i, c, cOff + i, carry, carryOff + i, gh, go + i, hPrev, hOff + i,
+                da, daOff + i, n - i);
+    }
+
+    @Override
     public void softplus(float[] v, int n) {
         ElementLoops.unary(UnaryOp.SOFTPLUS, v, 0, v, 0, width(n));
     }
