@@ -19,7 +19,7 @@ import static dev.symbiont.cpu.kernels.WinogradTransforms.POINTS;
  * </pre>
  * with U = G g Gᵀ transformed once per call ({@link WinogradTransforms}). A block's V and M
  * (16·T·(C + O) floats) are sized to BLOCK_FLOATS so they stay in the outer caches between
- * the transforms and the GEMMs. Blocks run in parallel, each on one thread with its GEMMs on
+ * the transforms and the GEMMs, but hold at least MIN_TILES tiles, as each block reads all of U. Blocks run in parallel, each on one thread with its GEMMs on
  * that thread, when there are at least as many as cores; else one after another with the 16
  * GEMMs spread across the pool. The weight gradient sums per-chunk dU in chunk order, so the
  * result does not depend on scheduling.
@@ -27,6 +27,11 @@ import static dev.symbiont.cpu.kernels.WinogradTransforms.POINTS;
 public final class WinogradConv {
     /** Floats of one block's V and M: 256 Ki floats, 1 MiB, two Zen 3 L2s. */
     static final int BLOCK_FLOATS = 1 << 18;
+    /**
+     * Fewest tiles per block even past BLOCK_FLOATS: every block reads all of U (16·O·C floats),
+     * so wide layers on small maps (512 channels at 7×7: 16 MiB of U) need wide blocks to spread it.
+     */
+    static final int MIN_TILES = 64;
 
     private final Gemm gemm;
     private final boolean vector;
@@ -164,15 +169,16 @@ public final class WinogradConv {
 
     /**
      * The output's tile rows (N·th of them, each tw tiles wide) cut into blocks of {@code rows}
-     * whole tile rows: as many as keep 16·T·(C + O) floats within BLOCK_FLOATS and still leave a
-     * block per core, at least one.
+     * whole tile rows: as many as keep 16·T·(C + O) floats within BLOCK_FLOATS, or reach
+     * MIN_TILES, and still leave a block per core; at least one.
      */
     record Blocks(int th, int tw, int rows, int total) {
         static Blocks of(ConvGeometry g) {
             int th = (g.outH() + 1) / 2, tw = (g.outW() + 1) / 2, total = g.batch() * th;
             long perRow = (long) POINTS * tw * (g.inChannels() + g.outChannels());
             int perCore = (total + CpuThreads.parallelism() - 1) / CpuThreads.parallelism();
-            int rows = (int) Math.max(1, Math.min(perCore, BLOCK_FLOATS / Math.max(1, perRow)));
+            long wanted = Math.max(BLOCK_FLOATS / Math.max(1, perRow), (MIN_TILES + tw - 1) / Math.max(1, tw));
+            int rows = (int) Math.max(1, Math.min(perCore, wanted));
             return new Blocks(th, tw, rows, total);
         }
 
