@@ -55,7 +55,7 @@ class CpuConvTest {
         }
     }
 
-    private static void assertClose(String what, List<float[]> expected, List<float[]> actual) {
+    static void assertClose(String what, List<float[]> expected, List<float[]> actual) {
         String[] names = {"output", "input gradient", "weight gradient", "bias gradient"};
         for (int i = 0; i < expected.size(); i++) {
             float[] e = expected.get(i), a = actual.get(i);

@@ -7,6 +7,7 @@ import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.conv.Convolutions;
 import dev.symbiont.cpu.CpuBackend;
+import dev.symbiont.cpu.fused.ConvPath;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,12 +26,14 @@ import java.util.concurrent.TimeUnit;
  * conv2d on a ResNet stage-1 activation, (16, 64, 56, 56), on the CPU backend, forward and
  * forward + backward (input, weight and bias gradients). Shapes:
  * <ul>
- *   <li>{@code 3x3} — 64 → 64, padding 1: the im2col panels on the vector GEMM (3.7 GFLOP forward);
+ *   <li>{@code 3x3} — 64 → 64, padding 1: Winograd F(2×2, 3×3) on the vector GEMM (1.6 GFLOP forward),
+ *       or with {@code conv=im2col} the im2col panels (3.7 GFLOP);
  *   <li>{@code depthwise7x7} — 64 channels, groups 64, padding 3 (ConvNeXt): the direct kernel;
  *   <li>{@code 1x1} — 64 → 64: one GEMM per image, no im2col.
  * </ul>
  * {@code impl} is {@code cpu} (the conv family's CPU kernels) or {@code reference} (the family
- * forced to its im2col-by-index_select reference on the same backend). Time per call in ms.
+ * forced to its im2col-by-index_select reference on the same backend); {@code conv} picks the CPU
+ * kernels' path for the 3×3 conv ({@code -p conv=im2col,winograd} compares them). Time per call in ms.
  * A smoke run: {@code -p batch=2 -wi 1 -i 1 -w 1 -r 1 -f 1}.
  */
 @State(Scope.Benchmark)
@@ -51,12 +54,17 @@ public class ConvBenchmark {
     @Param({"cpu"})
     public String impl;
 
+    /** The CPU kernels' path for dense convs ({@code ConvPath}): auto, winograd or im2col. */
+    @Param({"auto"})
+    public String conv;
+
     private final CpuBackend cpu = new CpuBackend();
     private Tensor x, weight, bias, gradOut;
     private int padding, groups;
 
     @Setup
     public void setUp() {
+        System.setProperty(ConvPath.PROPERTY, ConvPath.parse(conv).id());
         int k = switch (shape) {
             case "3x3" -> 3;
             case "depthwise7x7" -> 7;

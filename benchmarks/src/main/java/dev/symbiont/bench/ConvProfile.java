@@ -26,7 +26,10 @@ import java.util.Locale;
  * Medians of repeated runs, ms.
  *
  * <p>Run: {@code java --add-modules jdk.incubator.vector -cp benchmarks/target/benchmarks.jar dev.symbiont.bench.ConvProfile [reps [kernels]]}
- * (a second argument: the whole kernels only).
+ * (a second argument: the whole kernels only). With {@code paths} as the second argument it
+ * compares instead the im2col and the Winograd path ({@code ConvPath}) on the 3×3 stride-1 convs
+ * of ResNet's stages and of {@code ResNetConfig.small28}, forward and forward + backward (all three
+ * gradients), alternating the paths round by round in this JVM: median over rounds of the best of three.
  */
 public final class ConvProfile {
     private static final int N = 16, C = 64, O = 64, S = 56, TILE_ROWS = 4;
@@ -34,6 +37,10 @@ public final class ConvProfile {
     public static void main(String[] args) {
         int reps = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         CpuBackend cpu = new CpuBackend();
+        if (args.length > 1 && args[1].equals("paths")) {
+            ConvPathsProfile.run(cpu, reps);
+            return;
+        }
         ConvGeometry g = new ConvGeometry(N, C, S, S, O, 3, 3, 1, 1, 1, 1, 1, 1, 1, S, S);
         try (var scope = Backends.use(cpu)) {
             Generator gen = new Generator(3);

@@ -13,13 +13,16 @@ import dev.symbiont.cpu.kernels.Im2colConv;
 import dev.symbiont.cpu.kernels.PoolLoops;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.TileMath;
+import dev.symbiont.cpu.kernels.WinogradConv;
 
 /**
- * The conv family on the CPU. A convolution takes one of three paths, chosen from its geometry:
+ * The conv family on the CPU. A convolution takes one of four paths, chosen from its geometry:
  * depthwise (groups = C = O) runs the direct kernel ({@link DepthwiseConv}, one row
- * multiply-add per tap); a 1×1, stride-1, unpadded one is a GEMM per image on the input as it
- * lies; every other one builds im2col panels of a few output rows and multiplies them on the
- * backend's {@link Gemm} ({@link Im2colConv}). Pooling is direct loops per plane
+ * multiply-add per tap); a 3×3, stride-1 one with enough channels runs Winograd F(2×2, 3×3)
+ * ({@link WinogradConv}, forward and both gradients; {@link ConvPath} says when, and its
+ * property forces either path); a 1×1, stride-1, unpadded one is a GEMM per image on the input
+ * as it lies; every other one builds im2col panels of a few output rows and multiplies them on
+ * the backend's {@link Gemm} ({@link Im2colConv}). Pooling is direct loops per plane
  * ({@link PoolLoops}). Inputs of any strides are read in place when their rows are consecutive
  * (NCHW), else copied once into contiguous scratch (e.g. a channels-last view).
  */
@@ -30,6 +33,7 @@ public final class CpuConv implements ConvKernels {
     private final CpuTensors io;
     private final TileMath math;
     private final Im2colConv gemmConv;
+    private final WinogradConv winograd;
 
     /** {@code vector} picks the Vector-API row kernels; the GEMM is whichever the backend uses. */
     public CpuConv(Backend backend, Gemm gemm, boolean vector) {
@@ -37,13 +41,18 @@ public final class CpuConv implements ConvKernels {
         this.io = new CpuTensors(backend);
         this.math = TileMath.of(vector);
         this.gemmConv = new Im2colConv(gemm, math);
+        this.winograd = new WinogradConv(gemm, vector);
     }
 
     @Override
     public Tensor conv2d(Tensor x, Tensor weight, Tensor bias, ConvGeometry g) {
-        HeapStorage out = io.newFloats(g.batch() * g.outChannels() * g.outPixels());
+        boolean wino = !g.depthwise() && ConvPath.current().winograd(g);
+        int cells = g.batch() * g.outChannels() * g.outPixels();
+        HeapStorage out = wino ? io.emptyFloats(cells) : io.newFloats(cells);
         Rows w = io.rows(CONV, weight, g.outChannels(), g.patchSize()), b = io.vectorOf(CONV, bias);
-        if (g.depthwise()) {
+        if (wino) {
+            winograd.forward(planeRows(x, g), w, b, g, out.floats());
+        } else if (g.depthwise()) {
             DepthwiseConv.forward(planeRows(x, g), w, b, g, out.floats(), math);
         } else {
             gemmConv.forward(input(x, g), w, b, g, out.floats());
@@ -54,6 +63,9 @@ public final class CpuConv implements ConvKernels {
     @Override
     public ConvGrads conv2dBackward(Tensor gradOut, Tensor x, Tensor weight, ConvGeometry g,
                                     boolean inputGrad, boolean weightGrad, boolean biasGrad) {
+        if (!g.depthwise() && ConvPath.current().winograd(g)) {
+            return winogradBackward(gradOut, x, weight, g, inputGrad, weightGrad, biasGrad);
+        }
         HeapStorage dx = inputGrad ? io.newFloats(x.numel()) : null;
         HeapStorage dw = weightGrad ? io.newFloats(weight.numel()) : null;
         HeapStorage db = biasGrad ? io.newFloats(g.outChannels()) : null;
@@ -66,6 +78,27 @@ public final class CpuConv implements ConvKernels {
             Rows grad = io.rows(CONV, gradOut, g.batch() * g.outChannels(), g.outPixels());
             gemmConv.backward(grad, xr, w, g, floats(dx), floats(dw), floats(db));
         }
+        return grads(dx, dw, db, g);
+    }
+
+    /** The Winograd path's gradients: each written whole, so none is zero-filled first. */
+    private ConvGrads winogradBackward(Tensor gradOut, Tensor x, Tensor weight, ConvGeometry g,
+                                       boolean inputGrad, boolean weightGrad, boolean biasGrad) {
+        HeapStorage dx = inputGrad ? io.emptyFloats(x.numel()) : null;
+        HeapStorage dw = weightGrad ? io.emptyFloats(weight.numel()) : null;
+        HeapStorage db = biasGrad ? io.emptyFloats(g.outChannels()) : null;
+        Rows w = io.rows(CONV, weight, g.outChannels(), g.patchSize());
+        if (dx != null) {
+            winograd.inputGradient(io.rows(CONV, gradOut, g.batch() * g.outChannels() * g.outH(), g.outW()), w, g, dx.floats());
+        }
+        if (dw != null || db != null) {
+            Rows grad = io.rows(CONV, gradOut, g.batch() * g.outChannels(), g.outPixels());
+            winograd.weightGradient(weightGrad ? planeRows(x, g) : null, grad, g, floats(dw), floats(db));
+        }
+        return grads(dx, dw, db, g);
+    }
+
+    private static ConvGrads grads(HeapStorage dx, HeapStorage dw, HeapStorage db, ConvGeometry g) {
         return new ConvGrads(dx == null ? null : Tensor.of(dx, g.inputShape()),
                 dw == null ? null : Tensor.of(dw, g.weightShape()), db == null ? null : Tensor.of(db, g.outChannels()));
     }

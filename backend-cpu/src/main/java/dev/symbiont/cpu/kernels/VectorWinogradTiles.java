@@ -1,0 +1,125 @@
+package dev.symbiont.cpu.kernels;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorShuffle;
+
+import static dev.symbiont.cpu.kernels.VectorConstants.L;
+import static dev.symbiont.cpu.kernels.VectorConstants.S;
+
+/**
+ * The Vector-API runs of {@link WinogradTransforms}: L tiles of a tile row at a time, with the
+ * tiles' stride-2 columns split into even and odd lanes (and zipped back for the output) by
+ * two-vector shuffles; the scalar loops there finish each row and are this class's twin.
+ */
+final class VectorWinogradTiles {
+    private VectorWinogradTiles() {}
+
+    /** Lanes 0, 2, 4, … of two consecutive vectors; ODD takes 1, 3, 5, … (indices ≥ L pick from the second). */
+    private static final VectorShuffle<Float> EVEN = VectorShuffle.fromOp(S, i -> 2 * i);
+    private static final VectorShuffle<Float> ODD = VectorShuffle.fromOp(S, i -> 2 * i + 1);
+    /** a0 b0 a1 b1 … from the first halves of a and b; ZIP_HI from the second halves. */
+    private static final VectorShuffle<Float> ZIP_LO = VectorShuffle.fromOp(S, i -> (i % 2) * L + i / 2);
+    private static final VectorShuffle<Float> ZIP_HI = VectorShuffle.fromOp(S, i -> (i % 2) * L + L / 2 + i / 2);
+
+    /** The strip's V for all tw tiles: Bᵀ down the rows, B across each tile's columns. */
+    static void input(float[] strip, int wp, int tw, float[] v, int dst, int plane) {
+        int e = 4 * wp, q = 0;
+        for (int bound = S.loopBound(wp); q < bound; q += L) {
+            FloatVector b0 = FloatVector.fromArray(S, strip, q), b1 = FloatVector.fromArray(S, strip, wp + q);
+            FloatVector b2 = FloatVector.fromArray(S, strip, 2 * wp + q), b3 = FloatVector.fromArray(S, strip, 3 * wp + q);
+            b0.sub(b2).intoArray(strip, e + q);
+            b1.add(b2).intoArray(strip, e + wp + q);
+            b2.sub(b1).intoArray(strip, e + 2 * wp + q);
+            b1.sub(b3).intoArray(strip, e + 3 * wp + q);
+        }
+        WinogradTransforms.down(strip, wp, q);
+        int tx = 0;
+        for (; tx + L <= tw; tx += L) {                                 // columns 2tx … 2tx + 2L + 1 lie inside wp
+            for (int i = 0; i < 4; i++) {
+                int src = e + i * wp + 2 * tx, p = 4 * i * plane + dst + tx;
+                FloatVector a = FloatVector.fromArray(S, strip, src), b = FloatVector.fromArray(S, strip, src + L);
+                FloatVector a2 = FloatVector.fromArray(S, strip, src + 2), b2 = FloatVector.fromArray(S, strip, src + 2 + L);
+                FloatVector d0 = a.rearrange(EVEN, b), d1 = a.rearrange(ODD, b);
+                FloatVector d2 = a2.rearrange(EVEN, b2), d3 = a2.rearrange(ODD, b2);
+                d0.sub(d2).intoArray(v, p);
+                d1.add(d2).intoArray(v, p + plane);
+                d2.sub(d1).intoArray(v, p + 2 * plane);
+                d1.sub(d3).intoArray(v, p + 3 * plane);
+            }
+        }
+        WinogradTransforms.across(strip, wp, tx, tw, v, dst, plane);
+    }
+
+    /** Tiles of a row whose run of L starting at a multiple of L has both output columns inside the map: a multiple of L. */
+    static int fullTiles(int tw, int ow) {
+        int full = Math.min(tw, ow / 2);
+        return full - full % L;
+    }
+
+    /**
+     * Aᵀ M A + b for the row's first {@link #fullTiles} tiles; returns how many it wrote.
+     *
+     * @see WinogradTransforms#outputRow
+     */
+    static int output(float[] m, int src, int plane, int tw, float[] out, int base, int ow, boolean second, float b) {
+        int end = fullTiles(tw, ow);
+        for (int tx = 0; tx < end; tx += L) {
+            int p = src + tx;
+            FloatVector m0 = load(m, p, 0, plane), m1 = load(m, p, 1, plane), m2 = load(m, p, 2, plane), m3 = load(m, p, 3, plane);
+            FloatVector m4 = load(m, p, 4, plane), m5 = load(m, p, 5, plane), m6 = load(m, p, 6, plane), m7 = load(m, p, 7, plane);
+            FloatVector m8 = load(m, p, 8, plane), m9 = load(m, p, 9, plane), m10 = load(m, p, 10, plane), m11 = load(m, p, 11, plane);
+            FloatVector s00 = m0.add(m4).add(m8), s01 = m1.add(m5).add(m9), s02 = m2.add(m6).add(m10), s03 = m3.add(m7).add(m11);
+            int at = base + 2 * tx;
+            zip(s00.add(s01).add(s02).add(b), s01.sub(s02).sub(s03).add(b), out, at);
+            if (second) {
+                FloatVector m12 = load(m, p, 12, plane), m13 = load(m, p, 13, plane), m14 = load(m, p, 14, plane), m15 = load(m, p, 15, plane);
+                FloatVector s10 = m4.sub(m8).sub(m12), s11 = m5.sub(m9).sub(m13), s12 = m6.sub(m10).sub(m14), s13 = m7.sub(m11).sub(m15);
+                zip(s10.add(s11).add(s12).add(b), s11.sub(s12).sub(s13).add(b), out, at + ow);
+            }
+        }
+        return end;
+    }
+
+    /**
+     * A dY Aᵀ for the row's first {@code end} tiles ({@link #fullTiles}); returns their Σ dY.
+     *
+     * @see WinogradTransforms#gradRow
+     */
+    static float gradOutput(float[] gd, int row, int ow, boolean second, int end, float[] dm, int dst, int plane) {
+        FloatVector sum = FloatVector.zero(S), zero = FloatVector.zero(S);
+        for (int tx = 0; tx < end; tx += L) {
+            int at = row + 2 * tx;
+            FloatVector a = FloatVector.fromArray(S, gd, at), b = FloatVector.fromArray(S, gd, at + L);
+            FloatVector y00 = a.rearrange(EVEN, b), y01 = a.rearrange(ODD, b), y10 = zero, y11 = zero;
+            if (second) {
+                FloatVector c = FloatVector.fromArray(S, gd, at + ow), d = FloatVector.fromArray(S, gd, at + ow + L);
+                y10 = c.rearrange(EVEN, d);
+                y11 = c.rearrange(ODD, d);
+            }
+            sum = sum.add(y00.add(y01)).add(y10.add(y11));
+            int p = dst + tx;
+            spread(dm, p, plane, y00, y01);
+            spread(dm, p + 4 * plane, plane, y00.add(y10), y01.add(y11));
+            spread(dm, p + 8 * plane, plane, y00.sub(y10), y01.sub(y11));
+            spread(dm, p + 12 * plane, plane, y10.neg(), y11.neg());
+        }
+        return sum.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+    }
+
+    private static FloatVector load(float[] m, int p, int point, int plane) {
+        return FloatVector.fromArray(S, m, p + point * plane);
+    }
+
+    /** a0 b0 a1 b1 … over 2L floats from at. */
+    private static void zip(FloatVector a, FloatVector b, float[] out, int at) {
+        a.rearrange(ZIP_LO, b).intoArray(out, at);
+        a.rearrange(ZIP_HI, b).intoArray(out, at + L);
+    }
+
+    private static void spread(float[] dm, int p, int plane, FloatVector a, FloatVector b) {
+        a.intoArray(dm, p);
+        a.add(b).intoArray(dm, p + plane);
+        a.sub(b).intoArray(dm, p + 2 * plane);
+        b.neg().intoArray(dm, p + 3 * plane);
+    }
+}
