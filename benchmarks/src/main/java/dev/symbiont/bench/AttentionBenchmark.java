@@ -1,7 +1,9 @@
 package dev.symbiont.bench;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.attention.AttentionKernels;
@@ -27,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * the work is 4·8·seq²·64 FLOPs forward (half of it when causal) and 2.5× that backward.
  * Peak memory of the same calls: {@link AttentionMemoryReport}.
  *
+ * <p>{@code layout}: q, k, v (batch, heads, seq, d) tensors of their own ("contiguous"), or
+ * head-split views of (batch, seq, heads·d) projections as {@code MultiHeadAttention} makes them
+ * ("split"). {@code precision}: float32, or "bf16" under bf16 autocast (q, k, v cast to bf16
+ * and widened again inside the kernel; the casts are part of the timed call).
+ *
  * <p>The allocation-heavy reference is run with the parallel collector, as the tests are.
  */
 @State(Scope.Benchmark)
@@ -47,6 +54,12 @@ public class AttentionBenchmark {
     @Param({"flash", "reference"})
     public String impl;
 
+    @Param({"contiguous", "split"})
+    public String layout;
+
+    @Param({"float32", "bf16"})
+    public String precision;
+
     private final CpuBackend cpu = new CpuBackend();
     private Tensor q, k, v, gradOut;
 
@@ -59,16 +72,34 @@ public class AttentionBenchmark {
     public void setUp() {
         try (var scope = Backends.use(cpu)) {
             Generator rng = new Generator(5);
-            q = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM).requiresGrad(true);
-            k = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM).requiresGrad(true);
-            v = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM).requiresGrad(true);
-            gradOut = Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM);
+            q = input(rng).requiresGrad(true);
+            k = input(rng).requiresGrad(true);
+            v = input(rng).requiresGrad(true);
+            gradOut = input(rng);
         }
+    }
+
+    /** A (batch, heads, seq, d) tensor in the benchmark's layout (a leaf: split views are of a leaf's storage). */
+    private Tensor input(Generator rng) {
+        return switch (layout) {
+            case "contiguous" -> Tensor.randn(rng, BATCH, HEADS, seq, HEAD_DIM);
+            case "split" -> Tensor.randn(rng, BATCH, seq, HEADS, HEAD_DIM).transpose(1, 2);
+            default -> throw new IllegalArgumentException("layout must be contiguous or split, got " + layout);
+        };
+    }
+
+    /** bf16 autocast until closed for "bf16", nothing for "float32". */
+    private dev.symbiont.core.Scope precision() {
+        return switch (precision) {
+            case "float32" -> () -> { };
+            case "bf16" -> Autocast.enable(DType.BFLOAT16);
+            default -> throw new IllegalArgumentException("precision must be float32 or bf16, got " + precision);
+        };
     }
 
     @Benchmark
     public Tensor forward() {
-        try (var noGrad = GradMode.disabled(); var kernels = implementation(impl)) {
+        try (var noGrad = GradMode.disabled(); var kernels = implementation(impl); var amp = precision()) {
             return Tensor.scaledDotProductAttention(q, k, v, null, causal);
         }
     }
@@ -78,7 +109,7 @@ public class AttentionBenchmark {
         q.zeroGrad();
         k.zeroGrad();
         v.zeroGrad();
-        try (var kernels = implementation(impl)) {
+        try (var kernels = implementation(impl); var amp = precision()) {
             Tensor.scaledDotProductAttention(q, k, v, null, causal).backward(gradOut);
         }
         return q.grad();

@@ -5,14 +5,18 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.cpu.kernels.FlashAttention;
 import dev.symbiont.cpu.kernels.FlashAttentionBackward;
 import dev.symbiont.cpu.kernels.HeadRows;
+import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.TileMath;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Tiled FlashAttention ({@link FlashAttention}, FlashAttention-2's backward in
@@ -20,15 +24,22 @@ import java.util.Arrays;
  * recomputed block by block from the logsumexp. Runs on the Vector API when the backend's
  * vector kernels are on and on the scalar tile math otherwise, so the memory saving does not
  * depend on the JVM.
+ *
+ * <p>q, k, v are read through their strides (a head-split projection needs no copy), and the
+ * output and the gradients are written in the dim order of q, k and v, so that merging the
+ * heads back is a view. Bfloat16 or float16 q, k, v (autocast) are widened to float32 for the
+ * call and computed in float32; the output and gradients are float32.
  */
 public final class CpuAttention implements AttentionKernels {
     private static final AttentionKernels REFERENCE = AttentionKernels.FAMILY.reference();
     private static final String OP = "scaled_dot_product_attention";
+    private final Backend backend;
     private final CpuTensors io;
     private final TileMath math;
 
     /** @param vector whether the tiles use the Vector API (else the scalar twin) */
     public CpuAttention(Backend backend, boolean vector) {
+        this.backend = backend;
         this.io = new CpuTensors(backend);
         this.math = TileMath.of(vector);
     }
@@ -37,11 +48,14 @@ public final class CpuAttention implements AttentionKernels {
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         if (!ready(OP, q, k, v, mask)) return REFERENCE.attention(q, k, v, mask, causal, scale);
         FlashAttention.Dims dims = dims(q, k);
-        HeapStorage out = io.newFloats(q.numel());
+        Layout outLayout = rowsLike(q.layout());
+        HeapStorage out = io.newFloats(q.numel()); // accumulated into: zero
         HeapStorage lse = io.newFloats(dims.batch() * dims.heads() * dims.sq());
-        FlashAttention.forward(math, dims, headRows(OP, q), headRows(OP, k), headRows(OP, v),
-                maskRows(OP, mask, dims), causal, (float) scale, out.floats(), lse.floats());
-        return new AttentionResult(Tensor.of(out, q.shape()), Tensor.of(lse, dims.batch(), dims.heads(), dims.sq()));
+        try (Widened w = new Widened()) {
+            FlashAttention.forward(math, dims, headRows(OP, q, w), headRows(OP, k, w), headRows(OP, v, w),
+                    maskRows(OP, mask, dims), causal, (float) scale, HeadRows.of(out.floats(), outLayout), lse.floats());
+        }
+        return new AttentionResult(new Tensor(out, outLayout), Tensor.of(lse, dims.batch(), dims.heads(), dims.sq()));
     }
 
     @Override
@@ -53,22 +67,67 @@ public final class CpuAttention implements AttentionKernels {
             return REFERENCE.attentionBackward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
         }
         FlashAttention.Dims dims = dims(q, k);
-        HeapStorage dq = io.newFloats(q.numel()), dk = io.newFloats(k.numel()), dv = io.newFloats(k.numel());
+        // Each gradient in its input's dim order, so that undoing a head split on it is a view.
+        Layout dqLayout = rowsLike(q.layout()), dkLayout = rowsLike(k.layout()), dvLayout = rowsLike(v.layout());
+        HeapStorage dq = io.newFloats(q.numel()); // accumulated into: zero
+        HeapStorage dk = io.emptyFloats(k.numel()), dv = io.emptyFloats(k.numel()); // every row stored once
         HeapStorage.floats(op, logsumexp.storage(), logsumexp.layout());
         float[] lse = io.copyOf(logsumexp); // (batch, heads, sq): small
-        FlashAttentionBackward.backward(math, dims, headRows(op, q), headRows(op, k), headRows(op, v),
-                maskRows(op, mask, dims), causal, (float) scale, headRows(op, out), headRows(op, gradOut), lse,
-                dq.floats(), dk.floats(), dv.floats());
-        return new AttentionGrads(Tensor.of(dq, q.shape()), Tensor.of(dk, k.shape()), Tensor.of(dv, k.shape()));
+        try (Widened w = new Widened()) {
+            FlashAttentionBackward.backward(math, dims, headRows(op, q, w), headRows(op, k, w), headRows(op, v, w),
+                    maskRows(op, mask, dims), causal, (float) scale, headRows(op, out, w), headRows(op, gradOut, w), lse,
+                    HeadRows.of(dq.floats(), dqLayout), HeadRows.of(dk.floats(), dkLayout), HeadRows.of(dv.floats(), dvLayout));
+        }
+        return new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(dk, dkLayout), new Tensor(dv, dvLayout));
     }
 
-    /** Float32 q, k, v of rank 4 that core's checks would accept, and a mask that broadcasts; otherwise counts a fallback. */
+    /**
+     * A dense layout of {@code l}'s shape whose dims lie in memory in the order of {@code l}'s
+     * strides, the last dim innermost (PyTorch's {@code empty_like} preserving the format):
+     * for a head-split view (batch, heads, seq, d) of a (batch, seq, heads·d) tensor it is the
+     * same view of a fresh (batch, seq, heads, d) buffer, whose {@code transpose(1, 2).reshape}
+     * back to (batch, seq, heads·d) is a view, not a copy.
+     */
+    static Layout rowsLike(Layout l) {
+        int[] shape = l.shape().clone();
+        Integer[] order = {0, 1, 2}; // outermost first; ties keep the logical order
+        Arrays.sort(order, (a, b) -> Integer.compare(l.stride(b), l.stride(a)));
+        int[] strides = new int[4];
+        int step = 1;
+        strides[3] = 1;
+        step *= Math.max(shape[3], 1);
+        for (int i = 2; i >= 0; i--) {
+            strides[order[i]] = step;
+            step *= Math.max(shape[order[i]], 1);
+        }
+        return new Layout(shape, strides, 0);
+    }
+
+    /** The float32 copies of low-precision inputs made for one call: tracked, pooled, released when it returns. */
+    private static final class Widened implements AutoCloseable {
+        private final List<Storage> copies = new ArrayList<>(3);
+
+        Storage keep(Storage s) {
+            copies.add(s);
+            return s;
+        }
+
+        @Override
+        public void close() { copies.forEach(Storage::release); }
+    }
+
+    /**
+     * q, k, v of rank 4 that core's checks would accept — one dtype, float32 or a half type the
+     * tiles widen to float32 — and a float32 mask that broadcasts; otherwise counts a fallback.
+     */
     private static boolean ready(String op, Tensor q, Tensor k, Tensor v, Tensor mask) {
         String reason = null;
         if (q.dim() != 4 || k.dim() != 4 || !Arrays.equals(k.shape(), v.shape())) reason = "q, k, v are not 4-D with k and v alike";
-        for (Tensor t : new Tensor[] {q, k, v, mask}) {
-            if (reason == null && t != null && t.dtype() != DType.FLOAT32) reason = "an operand is not float32";
+        if (reason == null && (!q.dtype().isFloating() || k.dtype() != q.dtype() || v.dtype() != q.dtype()
+                || (q.dtype() != DType.FLOAT32 && !StridedCopy.converts(q.dtype(), DType.FLOAT32)))) {
+            reason = "q, k, v are not one float32, bfloat16 or float16 dtype";
         }
+        if (reason == null && mask != null && mask.dtype() != DType.FLOAT32) reason = "the mask is not float32";
         if (reason == null && (q.size(0) != k.size(0) || q.size(3) != k.size(3) || k.size(1) == 0 || q.size(1) % k.size(1) != 0)) {
             reason = "batch, head_dim or head counts do not match";
         }
@@ -101,11 +160,20 @@ public final class CpuAttention implements AttentionKernels {
         return new FlashAttention.Dims(q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3));
     }
 
-    /** A 4-D tensor whose rows the kernel reads in place when they are consecutive, else a contiguous scratch copy. */
-    private HeadRows headRows(String op, Tensor t) {
+    /**
+     * A 4-D tensor whose rows the kernel reads in place when it is float32 with consecutive rows
+     * (any row and head strides, e.g. a head-split projection); a low-precision one widened to
+     * float32 for the call; else a contiguous scratch copy.
+     */
+    private HeadRows headRows(String op, Tensor t, Widened widened) {
         Layout l = t.layout();
+        if (t.dtype() != DType.FLOAT32) {
+            HeapStorage.checked(op, t.storage(), l);
+            float[] wide = HeapStorage.of(widened.keep(backend.cast(t.storage(), l, DType.FLOAT32))).floats();
+            return HeadRows.contiguous(wide, l.size(1), l.size(2), l.size(3));
+        }
         float[] data = HeapStorage.floats(op, t.storage(), l);
-        if (l.stride(3) == 1 || l.size(3) <= 1) return new HeadRows(data, l.offset(), l.stride(0), l.stride(1), l.stride(2), 1);
+        if (l.stride(3) == 1 || l.size(3) <= 1) return HeadRows.of(data, l);
         return HeadRows.contiguous(io.copyOf(t), l.size(1), l.size(2), l.size(3));
     }
 
@@ -113,8 +181,7 @@ public final class CpuAttention implements AttentionKernels {
     private static HeadRows maskRows(String op, Tensor mask, FlashAttention.Dims dims) {
         if (mask == null) return null;
         Layout l = mask.layout().expand(dims.batch(), dims.heads(), dims.sq(), dims.sk());
-        float[] data = HeapStorage.floats(op, mask.storage(), l);
-        return new HeadRows(data, l.offset(), l.stride(0), l.stride(1), l.stride(2), l.stride(3));
+        return HeadRows.of(HeapStorage.floats(op, mask.storage(), l), l);
     }
 
     @Override

@@ -43,14 +43,16 @@ public final class FlashAttention {
     }
 
     /**
-     * out (batch, heads, sq, d) and lse (batch, heads, sq), both contiguous and zero on entry.
+     * out (batch, heads, sq, d), zero on entry, and lse (batch, heads, sq), contiguous.
      *
      * @param q    rows of d consecutive elements
+     * @param out  rows of d consecutive elements, any row and head strides: a (batch, sq, heads, d)
+     *             buffer seen as (batch, heads, sq, d) makes merging the heads afterwards free
      * @param k    as q, with kvHeads heads and sk rows; {@code v} likewise
      * @param mask null or the additive mask broadcast to (batch, heads, sq, sk)
      */
     public static void forward(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
-                               boolean causal, float scale, float[] out, float[] lse) {
+                               boolean causal, float scale, HeadRows out, float[] lse) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
         float[] kt = transposedKeyBlocks(dims, k);
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
@@ -100,14 +102,15 @@ public final class FlashAttention {
     }
 
     private static void queryBlock(TileMath tm, Dims dims, HeadRows q, float[] kt, HeadRows v, HeadRows mask,
-                                   boolean causal, float scale, int bh, int i0, Scratch t, float[] out, float[] lse) {
+                                   boolean causal, float scale, int bh, int i0, Scratch t, HeadRows out, float[] lse) {
         int d = dims.d(), b = bh / dims.heads(), h = bh % dims.heads(), kh = h / dims.group();
         int br = Math.min(BR, dims.sq() - i0);
         float[] s = t.s, m = t.m, l = t.l;
         for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
         Arrays.fill(m, Float.NEGATIVE_INFINITY);
         Arrays.fill(l, 0f);
-        int outBase = (bh * dims.sq() + i0) * d;
+        float[] o = out.data();
+        int outBase = out.row(b, h, i0), ldo = out.rowStride();
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
         for (int j0 = 0; j0 < keyEnd; j0 += BC) {
             int bc = Math.min(BC, keyEnd - j0);
@@ -126,7 +129,7 @@ public final class FlashAttention {
                 float alpha = (float) Math.exp(m[r] - mNew); // 0 when m was −∞
                 float rowSum = tm.expSum(s, row, bc, mNew);
                 if (alpha != 1f) {
-                    tm.scale(out, outBase + r * d, alpha, out, outBase + r * d, d);
+                    tm.scale(o, outBase + r * ldo, alpha, o, outBase + r * ldo, d);
                     l[r] *= alpha;
                 }
                 l[r] += rowSum;
@@ -134,7 +137,7 @@ public final class FlashAttention {
             }
             // O += P · V over this key block
             int vRow = v.row(b, kh, j0);
-            tm.mulAdd(br, d, bc, s, 0, BC, 1, v.data(), vRow, v.rowStride(), out, outBase, d, true);
+            tm.mulAdd(br, d, bc, s, 0, BC, 1, v.data(), vRow, v.rowStride(), o, outBase, ldo, true);
         }
         for (int r = 0; r < br; r++) {
             int li = bh * dims.sq() + i0 + r;
@@ -142,7 +145,7 @@ public final class FlashAttention {
                 lse[li] = Float.NEGATIVE_INFINITY;
                 continue;
             }
-            tm.scale(out, outBase + r * d, 1f / l[r], out, outBase + r * d, d);
+            tm.scale(o, outBase + r * ldo, 1f / l[r], o, outBase + r * ldo, d);
             lse[li] = m[r] + (float) Math.log(l[r]);
         }
     }

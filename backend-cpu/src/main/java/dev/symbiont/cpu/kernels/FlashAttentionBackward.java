@@ -33,14 +33,16 @@ public final class FlashAttentionBackward {
     private FlashAttentionBackward() {}
 
     /**
-     * dq (batch, heads, sq, d), dk and dv (batch, kvHeads, sk, d): contiguous and zero on entry.
+     * dq (batch, heads, sq, d), zero on entry; dk and dv (batch, kvHeads, sk, d), every row written.
+     * All three are rows of d consecutive elements with any row and head strides, so each can be
+     * written in the layout of its input's storage (a head of a (batch, seq, heads·d) projection).
      *
      * @param out     the forward's output; {@code gradOut} its gradient (rows of d consecutive elements)
      * @param lse     the forward's logsumexp, contiguous (batch, heads, sq)
      */
     public static void backward(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                 boolean causal, float scale, HeadRows out, HeadRows gradOut, float[] lse,
-                                float[] dq, float[] dk, float[] dv) {
+                                HeadRows dq, HeadRows dk, HeadRows dv) {
         int d = dims.d(), sq = dims.sq(), heads = dims.heads();
         float[] rowDot = new float[dims.batch() * heads * sq];
         Parallel.forRange(rowDot.length, Parallel.rowGrain(d), (from, to) -> {
@@ -59,32 +61,32 @@ public final class FlashAttentionBackward {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
                 int kv = item / splits, split = item % splits;
-                float[] target = dq;
-                int targetBase = (kv / dims.kvHeads() * heads + kv % dims.kvHeads() * dims.group()) * sq * d;
+                // dQ rows of the kv head's query heads g = 0 .. group − 1: dq's own, or this task's partial (group, sq, d)
+                HeadRows target = dq;
+                int tb = kv / dims.kvHeads(), th = kv % dims.kvHeads() * dims.group();
                 if (partial != null) {
-                    target = partial[item] = new float[groupRows * d];
-                    targetBase = 0;
+                    target = HeadRows.contiguous(partial[item] = new float[groupRows * d], dims.group(), sq, d);
+                    tb = th = 0;
                 }
                 for (int kb = split; kb < keyBlocks; kb += splits) {
-                    keyBlock(tm, dims, q, k, v, mask, causal, scale, gradOut, lse, rowDot, kv, kb * BC, s, target, targetBase, dk, dv);
+                    keyBlock(tm, dims, q, k, v, mask, causal, scale, gradOut, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
                 }
             }
         });
 
         // dQ = scale · Σ over splits of the partial sums
+        float[] dqData = dq.data();
         Parallel.forRange(kvCount * groupRows, Parallel.rowGrain(d), (from, to) -> {
             for (int row = from; row < to; row++) {
                 int kv = row / groupRows, local = row % groupRows;
-                int base = ((kv / dims.kvHeads() * heads + kv % dims.kvHeads() * dims.group()) * sq) * d + local * d;
-                if (partial == null) {
-                    tm.scale(dq, base, scale, dq, base, d);
-                    continue;
+                int base = dq.row(kv / dims.kvHeads(), kv % dims.kvHeads() * dims.group() + local / sq, local % sq);
+                if (partial != null) {
+                    for (int sp = 0; sp < splits; sp++) {
+                        float[] p = partial[kv * splits + sp];
+                        for (int c = 0; c < d; c++) dqData[base + c] += p[local * d + c];
+                    }
                 }
-                for (int sp = 0; sp < splits; sp++) {
-                    float[] p = partial[kv * splits + sp];
-                    for (int c = 0; c < d; c++) dq[base + c] += p[local * d + c];
-                }
-                tm.scale(dq, base, scale, dq, base, d);
+                tm.scale(dqData, base, scale, dqData, base, d);
             }
         });
     }
@@ -105,7 +107,8 @@ public final class FlashAttentionBackward {
     /** Keys [j0, j0 + BC) of kv head {@code kv} (= b·kvHeads + kh) against every query that sees them. */
     private static void keyBlock(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                  boolean causal, float scale, HeadRows gradOut, float[] lse, float[] rowDot,
-                                 int kv, int j0, Scratch t, float[] dq, int dqBase, float[] dk, float[] dv) {
+                                 int kv, int j0, Scratch t, HeadRows dq, int dqBatch, int dqHead,
+                                 HeadRows dk, HeadRows dv) {
         int d = dims.d(), sq = dims.sq(), b = kv / dims.kvHeads(), kh = kv % dims.kvHeads();
         int bc = Math.min(BC, dims.sk() - j0);
         float[] p = t.p, dp = t.dp;
@@ -138,11 +141,12 @@ public final class FlashAttentionBackward {
                 for (int r = 0; r < br; r++) tm.softmaxGrad(p, dp, r * BC, bc, rowDot[bh * sq + i0 + r]);
                 tm.mulAdd(bc, d, br, dp, 0, 1, BC, t.qs, 0, d, t.dkAcc, 0, d, true);
                 tm.mulAdd(br, d, bc, dp, 0, BC, 1, k.data(), k.row(b, kh, j0), k.rowStride(),
-                        dq, dqBase + (g * sq + i0) * d, d, true);
+                        dq.data(), dq.row(dqBatch, dqHead + g, i0), dq.rowStride(), true);
             }
         }
-        int dst = (kv * dims.sk() + j0) * d;
-        System.arraycopy(t.dkAcc, 0, dk, dst, bc * d);
-        System.arraycopy(t.dvAcc, 0, dv, dst, bc * d);
+        for (int r = 0; r < bc; r++) {
+            System.arraycopy(t.dkAcc, r * d, dk.data(), dk.row(b, kh, j0 + r), d);
+            System.arraycopy(t.dvAcc, r * d, dv.data(), dv.row(b, kh, j0 + r), d);
+        }
     }
 }

@@ -123,11 +123,16 @@ public final class MultiHeadAttention extends SequenceMixer {
         Tensor y = isTraining() && attnP > 0
                 ? MaterializedAttention.attend(q, k, v, mask, causal, scale, attnDropout)
                 : Attention.scaledDotProductAttention(q, k, v, mask, causal, scale);
-        y = y.transpose(1, 2).reshape(batch, seq, dModel); // concat(head_1..head_H)
+        // concat(head_1..head_H): a view when the kernel wrote y in q's (batch, seq, heads, headDim) order
+        y = y.transpose(1, 2).reshape(batch, seq, dModel);
         return residDropout.forward(out.forward(y));
     }
 
-    /** (batch, seq, n·headDim) → (batch, n, seq, headDim). */
+    /**
+     * (batch, seq, n·headDim) → (batch, n, seq, headDim), a view: a head's row is headDim
+     * consecutive floats, n·headDim apart. The fused attention reads it in place and writes the
+     * gradient in the same order, so the backward of this split is a view too.
+     */
     private Tensor splitHeads(Tensor t, int batch, int seq, int n) {
         return t.reshape(batch, seq, n, headDim).transpose(1, 2);
     }

@@ -3,8 +3,12 @@ package dev.symbiont.nn.attention;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.attention.Attention;
 import dev.symbiont.core.ops.Masks;
+import dev.symbiont.core.profile.ProfileReport;
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.cpu.CpuBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -207,6 +211,26 @@ class MultiHeadAttentionTest {
         MultiHeadAttention attn = new MultiHeadAttention(BASE, new Generator(1));
         try (var noGrad = GradMode.disabled()) {
             assertFalse(attn.forward(randn(1, 1, 3, 16)).requiresGrad());
+        }
+    }
+    /**
+     * On the CPU kernel the head split reads the projections in place, the output is written in
+     * (batch, seq, heads, headDim) order and the gradients of q, k and v in their projections'
+     * order, so neither the merge nor the backward of the split copies.
+     */
+    @Test
+    void should_split_and_merge_heads_without_copies_forward_and_backward() {
+        try (var cpu = Backends.use(new CpuBackend())) {
+            MultiHeadAttention attn = new MultiHeadAttention(BASE.withKvHeads(2), new Generator(1));
+            Tensor x = randn(5, 2, 7, 16).requiresGrad(true);
+            ProfileReport report;
+            try (var session = Profiler.start("attention heads")) {
+                attn.forward(x, null, true, null).square().sum().backward();
+                report = session.report();
+            }
+            assertTrue(report.op("scaled_dot_product_attention").isPresent(), report.table());
+            assertTrue(report.op("contiguous").isEmpty(), "no head split or merge copies:\n" + report.table());
+            assertNotNull(x.grad());
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.symbiont.core.fused.attention;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
@@ -33,6 +35,13 @@ import java.util.Arrays;
  * <p>A query row whose every key is masked (by the mask, by causality when sk &lt; sq, or because
  * sk = 0) outputs zeros rather than NaN, its logsumexp is −∞, and it passes zero gradient to
  * q, k and v. (PyTorch returns NaN there; zeros keep a padded batch's loss finite.)
+ *
+ * <p>q, k and v are float32, or all three bfloat16 or all three float16; under
+ * {@link Autocast} float32 ones are cast to its dtype first (torch's CPU autocast lists SDPA as
+ * a lower-precision op), so what backward keeps of them is half the bytes. The scores, the
+ * softmax and the products are computed in float32 and the output is float32, as autocast's
+ * matmul gives (decisions.md: "Attention results in their inputs' layout; bf16 attention
+ * under autocast").
  */
 public final class Attention {
     private Attention() {}
@@ -57,11 +66,17 @@ public final class Attention {
      * @param scale  multiplies the scores before the mask is added
      * @return (batch, heads, sq, d) float32
      * @throws IllegalArgumentException for wrong ranks, disagreeing batch, head_dim or k/v shapes,
-     *         heads not divisible by kvHeads, a mask that does not broadcast, a dtype other than
-     *         float32, or tensors on different backends
+     *         heads not divisible by kvHeads, a mask that does not broadcast, q, k, v not all
+     *         float32, all bfloat16 or all float16, a mask not float32, or tensors on different backends
      */
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         check(q, k, v, mask);
+        DType low = Autocast.lowPrecision();
+        if (low != null) { // recorded casts: the gradients flow back to the float32 tensors
+            q = q.to(low);
+            k = k.to(low);
+            v = v.to(low);
+        }
         int batch = q.size(0), heads = q.size(1), sq = q.size(2), d = q.size(3), sk = k.size(2);
         long flops = 4L * batch * heads * sq * sk * d;
         long bytes = FusedOp.bytes(q, k, v, mask, q);
@@ -82,7 +97,12 @@ public final class Attention {
     /** The argument checks; each message names the op and the shapes. */
     static void check(Tensor q, Tensor k, Tensor v, Tensor mask) {
         Checks.sameBackend(OP, q, k, v, mask);
-        Checks.float32(OP, q, k, v, mask);
+        Checks.float32(OP, mask);
+        DType dt = q.dtype();
+        if ((dt != DType.FLOAT32 && dt != DType.BFLOAT16 && dt != DType.FLOAT16) || k.dtype() != dt || v.dtype() != dt) {
+            throw new IllegalArgumentException(OP + ": q, k and v must all be float32, all bfloat16 or all float16, got "
+                    + dt + ", " + k.dtype() + ", " + v.dtype() + ": q " + shapes(q, k, v));
+        }
         if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) {
             throw new IllegalArgumentException(OP + ": q, k and v must be 4-D (batch, heads, seq, head_dim), got q "
                     + shapes(q, k, v));

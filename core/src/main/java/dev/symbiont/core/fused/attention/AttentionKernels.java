@@ -6,7 +6,9 @@ import dev.symbiont.core.fused.Family;
 /**
  * The attention family's contract: scaled-dot-product attention and its backward. Semantics
  * (shapes, grouped-query heads, the additive mask, bottom-right causal alignment, empty rows)
- * are {@link Attention}'s; inputs carry no autograd history and may have any strides.
+ * are {@link Attention}'s; inputs carry no autograd history and may have any strides; q, k, v
+ * share one dtype, float32 or a half type computed in float32, and results are float32. A kernel
+ * may return its output and gradients in any layout (the CPU one follows its inputs' dim order).
  * {@link MaterializedAttention} is the reference: it writes out the (batch, heads, sq, sk)
  * scores, which a backend's kernel should never hold.
  */

@@ -24,6 +24,9 @@ public final class MaterializedAttention implements AttentionKernels {
 
     @Override
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        q = wide(q);
+        k = wide(k);
+        v = wide(v);
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         Backend be = q.backend();
         if (b == 0 || h == 0 || sq == 0 || sk == 0) {
@@ -45,6 +48,9 @@ public final class MaterializedAttention implements AttentionKernels {
     @Override
     public AttentionGrads attentionBackward(Tensor gradOut, Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal,
                                             double scale, Tensor out, Tensor logsumexp) {
+        q = wide(q);
+        k = wide(k);
+        v = wide(v);
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
         int rows = (h / kvh) * sq;
         Backend be = q.backend();
@@ -77,6 +83,11 @@ public final class MaterializedAttention implements AttentionKernels {
         if (mask != null) s = consume(s.add(mask), s);
         if (causal) s = consume(s.add(Masks.causal(q.backend(), sq, sk)), s);
         return s;
+    }
+
+    /** A half-precision input as float32, in which the reference computes. */
+    private static Tensor wide(Tensor t) {
+        return t.dtype() == DType.FLOAT32 ? t : t.to(DType.FLOAT32);
     }
 
     /** Returns {@code result} after releasing {@code spent}, a temporary nothing else refers to. */

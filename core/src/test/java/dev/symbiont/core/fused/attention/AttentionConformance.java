@@ -1,5 +1,6 @@
 package dev.symbiont.core.fused.attention;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.conformance.ConformanceBase;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,5 +46,27 @@ public abstract class AttentionConformance extends ConformanceBase {
         assertMatchesReference("sdpa transposed", in -> Tensor.scaledDotProductAttention(
                 in.randn(2, 10, 4, 16).transpose(1, 2), in.randn(2, 12, 2, 16).transpose(1, 2),
                 in.randn(2, 2, 16, 12).transpose(2, 3), null, causal, 0.3), ATTENTION);
+    }
+
+    @ParameterizedTest(name = "causal {0}")
+    @CsvSource({"false", "true"})
+    void attentionOnSplitHeadViewsMatchesReference(boolean causal) {
+        assertMatchesReference("sdpa split heads", in -> Tensor.scaledDotProductAttention(
+                splitHeads(in.randn(2, 9, 4 * 8), 4), splitHeads(in.randn(2, 11, 2 * 8), 2),
+                splitHeads(in.randn(2, 11, 2 * 8), 2), null, causal), ATTENTION);
+    }
+
+    @ParameterizedTest(name = "causal {0}")
+    @CsvSource({"false", "true"})
+    void attentionOnBf16InputsMatchesReference(boolean causal) {
+        // both sides compute in float32 on the same rounded values: the float32 tolerance holds
+        assertMatchesReference("sdpa bf16", in -> Tensor.scaledDotProductAttention(
+                in.randn(2, 4, 9, 8).to(DType.BFLOAT16), in.randn(2, 2, 13, 8).to(DType.BFLOAT16),
+                in.randn(2, 2, 13, 8).to(DType.BFLOAT16), null, causal), ATTENTION);
+    }
+
+    /** (batch, seq, n·d) → (batch, n, seq, d), as MultiHeadAttention splits its projections. */
+    private static Tensor splitHeads(Tensor t, int n) {
+        return t.reshape(t.size(0), t.size(1), n, t.size(2) / n).transpose(1, 2);
     }
 }

@@ -255,7 +255,10 @@ class AttentionTest {
         assertRejects("does not broadcast", () -> Attention.scaledDotProductAttention(q, k, v, randn(1, 1, 3, 4), false));
         assertRejects("does not broadcast", () -> Attention.scaledDotProductAttention(q, k, v, randn(1, 1, 1, 1, 5), false));
         assertRejects("expected float32", () -> Attention.scaledDotProductAttention(q, k, v, Tensor.zeros(5).to(DType.INT32), false));
-        assertRejects("expected float32", () -> Attention.scaledDotProductAttention(q.to(DType.BFLOAT16), k, v, null, false));
+        assertRejects("must all be float32, all bfloat16 or all float16, got bfloat16, float32, float32",
+                () -> Attention.scaledDotProductAttention(q.to(DType.BFLOAT16), k, v, null, false));
+        assertRejects("got int32", () -> Attention.scaledDotProductAttention(q.to(DType.INT32), k.to(DType.INT32),
+                v.to(DType.INT32), null, false));
         Tensor elsewhere = randn(1, 2, 5, 8).to(new ReferenceBackend());
         assertRejects("different backends", () -> Attention.scaledDotProductAttention(q, k, elsewhere, null, false));
     }
