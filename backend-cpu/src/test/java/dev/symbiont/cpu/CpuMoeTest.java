@@ -103,7 +103,7 @@ class CpuMoeTest {
     }
 
     /**
-     * A SwiGLU expert layer as {@code MoeFeedForward} runs it: one (out, in) Linear weight per
+     * A SwiGLU expert layer as {@code MoeFeedForward} runs it (the fused {@code swiglu} gate): one (out, in) Linear weight per
      * expert, transposed views into the grouped GEMM, the gradients written in the weights' own layout.
      */
     private static List<float[]> runPerExpert(boolean reference, long[] ids, int experts, int k, int d, int hidden) {
@@ -119,8 +119,8 @@ class CpuMoeTest {
             }
             Tensor gate = Tensor.rand(gen, tokens, k).requiresGrad(true);
             MoeKernels.Permuted p = Moe.permute(x, Tensor.fromArray(ids, tokens, k), experts, MoeKernels.DROPLESS);
-            Tensor a = Moe.groupedMatmul(p.rows(), transposed(w1), p.groupSizes()).silu()
-                    .mul(Moe.groupedMatmul(p.rows(), transposed(w3), p.groupSizes()));
+            Tensor a = Moe.swiglu(Moe.groupedMatmul(p.rows(), transposed(w1), p.groupSizes()),
+                    Moe.groupedMatmul(p.rows(), transposed(w3), p.groupSizes()));
             Tensor y = Moe.combine(Moe.groupedMatmul(a, transposed(w2), p.groupSizes()), gate, p.permutation());
             y.backward(Tensor.randn(new Generator(3), y.shape()));
             List<float[]> out = new ArrayList<>();

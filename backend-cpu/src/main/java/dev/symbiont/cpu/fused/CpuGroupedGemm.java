@@ -65,7 +65,7 @@ final class CpuGroupedGemm {
         int rows = x.size(0), in = weights.get(0).size(0), out = weights.get(0).size(1);
         Rows a = io.rows(OP, x, rows, in);
         Weight[] w = weights(weights);
-        HeapStorage result = io.newFloats(rows * out);
+        HeapStorage result = io.emptyFloats(rows * out); // the groups cover every row
         float[] c = result.floats();
         long[] offsets = offsets(sizes);
         Work work = new Work();
@@ -84,16 +84,17 @@ final class CpuGroupedGemm {
         Rows a = io.rows(OP, x, rows, in);
         Rows g = io.rows(OP, gradOut, rows, out);
         Weight[] w = weights(weights);
-        HeapStorage dx = io.newFloats(rows * in);
+        HeapStorage dx = io.emptyFloats(rows * in); // the groups cover every row
         float[] dxs = dx.floats();
         HeapStorage[] dw = new HeapStorage[experts];
         boolean[] transposed = new boolean[experts];
         long[] offsets = offsets(sizes);
         Work work = new Work();
         for (int e = 0; e < experts; e++) {
-            dw[e] = io.newFloats(in * out); // zeros: an empty group's gradient
             transposed[e] = w[e].transposedRows(in);
             int n = (int) sizes[e], off = (int) offsets[e];
+            // An empty group's gradient is zeros; any other is written whole by its GEMM.
+            dw[e] = n == 0 ? io.newFloats(in * out) : io.emptyFloats(in * out);
             if (n == 0) continue;
             // dx_e = g_e · W_eᵀ: W_eᵀ's (j, p) is W_e's (p, j), read through swapped strides.
             work.sgemm(n, in, out, g.data(), g.start(off), g.stride(), 1,

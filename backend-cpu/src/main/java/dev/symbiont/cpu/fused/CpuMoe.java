@@ -6,9 +6,11 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
+import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
+import dev.symbiont.cpu.kernels.SwigluKernel;
 
 import java.util.List;
 
@@ -16,10 +18,11 @@ import java.util.List;
  * The moe family on the CPU. permute is a counting sort (one pass to count the slots per
  * expert, one to place them, one parallel copy of the rows); combine and the backward passes
  * run once over the tokens through the inverse permutation, so no two threads write one row
- * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s.
+ * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s, the SwiGLU gate
+ * {@link SwigluKernel}'s (one pass forward, one backward).
  */
 public final class CpuMoe implements MoeKernels {
-    private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine";
+    private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine", SWIGLU = "moe_swiglu";
 
     private final Backend backend;
     private final CpuTensors io;
@@ -62,7 +65,7 @@ public final class CpuMoe implements MoeKernels {
             if (next[e] < offsets[e] + sizes[e]) permutation[(int) next[e]++] = s;
         }
         Rows src = io.rows(PERMUTE, x, tokens, d);
-        HeapStorage out = io.newFloats(rows * d);
+        HeapStorage out = io.emptyFloats(rows * d); // every row is copied
         float[] o = out.floats();
         Parallel.forRange(rows, Parallel.rowGrain(d), (from, to) -> {
             for (int r = from; r < to; r++) System.arraycopy(src.data(), src.start((int) (permutation[r] / k)), o, r * d, d);
@@ -88,6 +91,34 @@ public final class CpuMoe implements MoeKernels {
         return grouped.backward(gradOut, x, weights, Moe.groupSizesOnHost(x, groupSizes));
     }
 
+    // ---- the experts' SwiGLU gate -------------------------------------------------------------------
+
+    @Override
+    public Tensor swiglu(Tensor gate, Tensor up) {
+        Tensor a = gate.contiguous(), b = up.contiguous();
+        HeapStorage h = io.emptyFloats(a.numel());
+        SwigluKernel.forward(vector(), floats(a), a.layout().offset(), floats(b), b.layout().offset(), h.floats(), a.numel());
+        return Tensor.of(h, a.shape());
+    }
+
+    @Override
+    public SwigluGrads swigluBackward(Tensor gradOut, Tensor gate, Tensor up) {
+        Tensor g = gradOut.contiguous(), a = gate.contiguous(), b = up.contiguous();
+        HeapStorage da = io.emptyFloats(a.numel()), db = io.emptyFloats(a.numel());
+        SwigluKernel.backward(vector(), floats(g), g.layout().offset(), floats(a), a.layout().offset(), floats(b),
+                b.layout().offset(), da.floats(), db.floats(), a.numel());
+        return new SwigluGrads(Tensor.of(da, a.shape()), Tensor.of(db, a.shape()));
+    }
+
+    /** The backend's vector kernels, or the scalar twins when it runs without them. */
+    private boolean vector() {
+        return backend instanceof CpuBackend cpu && cpu.vectorKernels();
+    }
+
+    private static float[] floats(Tensor t) {
+        return HeapStorage.floats(SWIGLU, t.storage(), t.layout());
+    }
+
     // ---- combine ---------------------------------------------------------------------------------
 
     @Override
@@ -95,19 +126,28 @@ public final class CpuMoe implements MoeKernels {
         return sumPerToken(COMBINE, ySorted, io.copyOf(routingWeights), permutation, routingWeights.size(0), routingWeights.size(1));
     }
 
-    /** out[t] = Σ_i w[t·k + i] · rows[row of slot t·k + i] over the kept slots, one pass over the tokens (w null: 1). */
+    /**
+     * out[t] = Σ_i w[t·k + i] · rows[row of slot t·k + i] over the kept slots, one pass over the
+     * tokens (w null: 1): the first kept slot is written, the others added, a token with none is zeros.
+     */
     private Tensor sumPerToken(String op, Tensor rows, float[] w, Tensor permutation, int tokens, int k) {
         int d = rows.size(1);
         int[] rowOfSlot = inverse(op, permutation, tokens * k);
         Rows y = io.rows(op, rows, rows.size(0), d);
-        HeapStorage out = io.newFloats(tokens * d);
+        HeapStorage out = io.emptyFloats(tokens * d);
         float[] o = out.floats();
         Parallel.forRange(tokens, Parallel.rowGrain(d * k), (from, to) -> {
             for (int t = from; t < to; t++) {
+                boolean written = false;
                 for (int i = 0; i < k; i++) {
                     int r = rowOfSlot[t * k + i];
-                    if (r >= 0) axpy(w == null ? 1f : w[t * k + i], y.data(), y.start(r), o, t * d, d);
+                    if (r < 0) continue;
+                    float a = w == null ? 1f : w[t * k + i];
+                    if (written) axpy(a, y.data(), y.start(r), o, t * d, d);
+                    else scale(a, y.data(), y.start(r), o, t * d, d);
+                    written = true;
                 }
+                if (!written) java.util.Arrays.fill(o, t * d, (t + 1) * d, 0f);
             }
         });
         return Tensor.of(out, tokens, d);
@@ -120,14 +160,18 @@ public final class CpuMoe implements MoeKernels {
         Rows y = io.rows(COMBINE, ySorted, rows, d);
         Rows g = io.rows(COMBINE, gradOut, tokens, d);
         float[] w = io.copyOf(routingWeights);
-        HeapStorage dy = io.newFloats(rows * d), dw = io.newFloats(tokens * k);
+        // Each row is one kept slot's, so dy is written whole; a dropped slot's weight gradient is 0.
+        HeapStorage dy = io.emptyFloats(rows * d), dw = io.emptyFloats(tokens * k);
         float[] dys = dy.floats(), dws = dw.floats();
         Parallel.forRange(tokens, Parallel.rowGrain(2 * d * k), (from, to) -> {
             for (int t = from; t < to; t++) {
                 for (int i = 0; i < k; i++) {
                     int r = rowOfSlot[t * k + i];
-                    if (r < 0) continue; // a dropped slot: no row, and no gradient to its weight
-                    axpy(w[t * k + i], g.data(), g.start(t), dys, r * d, d);
+                    if (r < 0) { // a dropped slot: no row, and no gradient to its weight
+                        dws[t * k + i] = 0f;
+                        continue;
+                    }
+                    scale(w[t * k + i], g.data(), g.start(t), dys, r * d, d);
                     dws[t * k + i] = dot(g.data(), g.start(t), y.data(), y.start(r), d);
                 }
             }
@@ -159,6 +203,11 @@ public final class CpuMoe implements MoeKernels {
     /** dst[dOff..] += a · src[sOff..] over n elements. */
     private static void axpy(float a, float[] src, int sOff, float[] dst, int dOff, int n) {
         for (int j = 0; j < n; j++) dst[dOff + j] += a * src[sOff + j];
+    }
+
+    /** dst[dOff..] = a · src[sOff..] over n elements. */
+    private static void scale(float a, float[] src, int sOff, float[] dst, int dOff, int n) {
+        for (int j = 0; j < n; j++) dst[dOff + j] = a * src[sOff + j];
     }
 
     private static float dot(float[] a, int aOff, float[] b, int bOff, int n) {

@@ -37,10 +37,12 @@ public final class Moe {
     static final String PERMUTE = "moe_permute";
     static final String GROUPED_MATMUL = "grouped_matmul";
     static final String COMBINE = "moe_combine";
+    static final String SWIGLU = "moe_swiglu";
 
     private static final FusedOp<MoeKernels> PERMUTE_OP = FusedOp.of(MoeKernels.FAMILY, PERMUTE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> GROUPED_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_MATMUL, OpCategory.MATMUL);
     private static final FusedOp<MoeKernels> COMBINE_OP = FusedOp.of(MoeKernels.FAMILY, COMBINE, OpCategory.ROUTING);
+    private static final FusedOp<MoeKernels> SWIGLU_OP = FusedOp.of(MoeKernels.FAMILY, SWIGLU, OpCategory.ELEMENTWISE);
 
     /**
      * Sorts the token slots by expert, keeping at most {@code capacity} per expert.
@@ -166,6 +168,33 @@ public final class Moe {
                     System.arraycopy(dw, 0, grads, 1, dw.length);
                     return grads;
                 }, inputs);
+    }
+
+    /**
+     * The experts' SwiGLU gate, {@code gate.silu().mul(up)} as one op: forward reads both inputs
+     * once and writes the product (no SiLU output in between), backward reads the gradient and
+     * both inputs once and writes both gradients.
+     *
+     * @param gate (R, h) float32, the W1 projection's output
+     * @param up   (R, h) float32, the W3 projection's output
+     * @return (R, h), differentiable w.r.t. gate and up
+     * @throws IllegalArgumentException for wrong ranks or dtypes, or shapes that differ
+     */
+    public static Tensor swiglu(Tensor gate, Tensor up) {
+        Checks.sameBackend(SWIGLU, gate, up);
+        floats(SWIGLU, "gate", gate, 2);
+        floats(SWIGLU, "up", up, 2);
+        if (!Arrays.equals(gate.shape(), up.shape())) {
+            throw new IllegalArgumentException(SWIGLU + ": gate " + Arrays.toString(gate.shape()) + " and up "
+                    + Arrays.toString(up.shape()) + " must have one shape");
+        }
+        Tensor a = gate.detach(), b = up.detach();
+        return SWIGLU_OP.run(gate.backend(), 6L * gate.numel(), 3 * FusedOp.bytes(gate),
+                kernels -> new FusedOp.Result<>(kernels.swiglu(a, b), null),
+                (kernels, none, g) -> {
+                    MoeKernels.SwigluGrads gr = kernels.swigluBackward(g, a, b);
+                    return new Tensor[] {gr.dGate(), gr.dUp()};
+                }, gate, up);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The mixture-of-experts family's contract: moving token slots to their experts and back, and
- * the grouped expert GEMM in between. Semantics and argument checks are {@link Moe}'s; inputs
+ * the grouped expert GEMM and the experts' SwiGLU gate in between. Semantics and argument checks are {@link Moe}'s; inputs
  * carry no autograd history and may have any strides. {@link ReferenceMoe} is the reference,
  * composed from primitives with a loop over experts.
  *
@@ -66,6 +66,18 @@ public interface MoeKernels {
     CombineGrads combineBackward(Tensor gradOut, Tensor ySorted, Tensor routingWeights, Tensor permutation);
 
     /**
+     * SwiGLU's gate between an expert's grouped GEMMs (Shazeer 2020, eq. 6): silu(gate) ⊙ up,
+     * gate and up (R, h) float32 of one shape, any strides; result (R, h), contiguous.
+     */
+    Tensor swiglu(Tensor gate, Tensor up);
+
+    /**
+     * Gradients of {@link #swiglu} for gradOut (R, h): dGate = g ⊙ up ⊙ silu′(gate) with
+     * silu′(x) = s·(1 + x(1 − s)), s = sigmoid(x), and dUp = g ⊙ silu(gate).
+     */
+    SwigluGrads swigluBackward(Tensor gradOut, Tensor gate, Tensor up);
+
+    /**
      * {@link #permute}'s result.
      *
      * @param rows        (R, d) the kept slots' token rows, grouped by expert, each group in slot order
@@ -80,6 +92,9 @@ public interface MoeKernels {
 
     /** Gradients of the grouped GEMM's input (R, in) and of each expert's weight (in, out). */
     record GroupedGrads(Tensor dx, List<Tensor> dWeights) {}
+
+    /** Gradients of swiglu's gate (R, h) and up (R, h) inputs. */
+    record SwigluGrads(Tensor dGate, Tensor dUp) {}
 
     /** Gradients of combine's sorted rows (R, d) and routing weights (T, k). */
     record CombineGrads(Tensor dy, Tensor dRoutingWeights) {}

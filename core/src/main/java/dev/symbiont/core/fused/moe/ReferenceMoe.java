@@ -97,6 +97,18 @@ public final class ReferenceMoe implements MoeKernels {
     }
 
     @Override
+    public Tensor swiglu(Tensor gate, Tensor up) {
+        return gate.silu().mul(up);
+    }
+
+    @Override
+    public SwigluGrads swigluBackward(Tensor gradOut, Tensor gate, Tensor up) {
+        Tensor s = gate.sigmoid();
+        Tensor siluGrad = s.mul(gate.mul(s.neg().add(1)).add(1)); // s·(1 + x(1 − s))
+        return new SwigluGrads(gradOut.mul(up).mul(siluGrad), gradOut.mul(gate.mul(s)));
+    }
+
+    @Override
     public String toString() { return "ReferenceMoe"; }
 
     // ---- pieces ---------------------------------------------------------------------------------

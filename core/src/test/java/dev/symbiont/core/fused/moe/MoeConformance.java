@@ -117,4 +117,25 @@ public abstract class MoeConformance extends ConformanceBase {
         assertMatchesReference("grouped 300 rows", in -> Moe.groupedMatmul(in.transposed(300, 40), in.randn(3, 40, 70),
                 Tensor.fromArray(new long[] {130, 0, 170})), matmulTolerance(40));
     }
+
+    @ParameterizedTest(name = "{0} × {1}")
+    @CsvSource({"1, 1", "7, 13", "33, 40", "300, 120"})
+    void swigluMatchesReferenceForwardAndBothGradients(int rows, int hidden) {
+        // 300 × 120 is past one thread's share of elementwise work; the odd sizes leave a vector tail.
+        assertMatchesReference("swiglu " + rows + " × " + hidden, in -> Moe.swiglu(in.randn(rows, hidden), in.randn(rows, hidden)),
+                ELEMENTWISE);
+        assertMatchesReference("swiglu of a transposed gate " + rows + " × " + hidden,
+                in -> Moe.swiglu(in.transposed(rows, hidden), in.randn(rows, hidden)), ELEMENTWISE);
+    }
+
+    @Test
+    void swigluExpertLayerMatchesReferenceForwardAndEveryGradient() {
+        assertMatchesReference("swiglu experts", in -> {
+            Tensor ids = routedIds(in, 21, 4, 2);
+            Tensor x = in.randn(21, 6), w1 = in.randn(4, 6, 10), w3 = in.randn(4, 6, 10), w2 = in.randn(4, 10, 6);
+            MoeKernels.Permuted p = Moe.permute(x, ids, 4, MoeKernels.DROPLESS);
+            Tensor h = Moe.swiglu(Moe.groupedMatmul(p.rows(), w1, p.groupSizes()), Moe.groupedMatmul(p.rows(), w3, p.groupSizes()));
+            return Moe.combine(Moe.groupedMatmul(h, w2, p.groupSizes()), in.uniform(0.1, 1.0, 21, 2), p.permutation());
+        }, matmulTolerance(10));
+    }
 }

@@ -102,6 +102,15 @@ class MoeTest {
     }
 
     @Test
+    void swigluIsSiluTimesUpAndItsGradientsMatchFiniteDifferences() {
+        Tensor a = Tensor.randn(gen, 3, 5), b = Tensor.randn(gen, 3, 5);
+        float[] expected = a.silu().mul(b).toFloatArray(), actual = Moe.swiglu(a, b).toFloatArray();
+        assertArrayEquals(expected, actual, 1e-6f);
+        GradCheck.check("swiglu", in -> Moe.swiglu(in.get(0), in.get(1)), GradCheck.randn(gen, 2, 3, 5),
+                GradCheck.randn(gen, 1, 3, 5));
+    }
+
+    @Test
     void theMoeFamilyIsListedAndRunsTheReferenceOnABackendWithoutKernels() {
         assertTrue(Families.all().contains(MoeKernels.FAMILY));
         assertEquals(MoeKernels.FAMILY, Families.named("moe"));
@@ -161,5 +170,7 @@ class MoeTest {
                 Tensor.fromArray(new long[] {0, 1, 2, 3, 4, 5, 0})), "moe_combine", "[7, 3]", "[3, 2]");
         throwsMentioning(IndexOutOfBoundsException.class, () -> Moe.combine(Tensor.randn(gen, 2, 3), Tensor.rand(gen, 2, 1),
                 Tensor.fromArray(new long[] {0, 5})), "moe_combine", "5");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.swiglu(Tensor.randn(gen, 2, 3), Tensor.randn(gen, 3, 2)),
+                "moe_swiglu", "[2, 3]", "[3, 2]");
     }
 }
