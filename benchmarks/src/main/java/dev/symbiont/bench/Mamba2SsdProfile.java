@@ -34,20 +34,21 @@ public final class Mamba2SsdProfile {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         int[] seqs = args.length > 1 ? Arrays.stream(args, 1, args.length).mapToInt(Integer::parseInt).toArray() : new int[] {256, 1024, 4096};
         for (int seq : seqs) {
-            double[][] ssd = alternate(rounds, ssdAlone(seq, true), ssdAlone(seq, false));
+            Runnable scan = ssdAlone(seq, true), chunked = ssdAlone(seq, false);
+            double[][] ssd = BestOfThree.alternate(1, rounds, () -> BestOfThree.millis(scan), () -> BestOfThree.millis(chunked));
             System.out.printf(Locale.ROOT, "seq %d, SSD forward + backward (8 heads of 32, N 64): scan %.1f ms, chunked %.1f ms%n",
-                    seq, median(ssd[0]), median(ssd[1]));
+                    seq, BestOfThree.median(ssd[0]), BestOfThree.median(ssd[1]));
             CausalLM lm = MambaVsGptStepBenchmark.create("mamba2", seq);
             Runnable step = trainingStep(lm, seq);
-            double[][] whole = alternate(rounds, () -> {
+            double[][] whole = BestOfThree.alternate(1, rounds, () -> {
                 use(lm, SsdImpl.SCAN);
-                step.run();
+                return BestOfThree.millis(step);
             }, () -> {
                 use(lm, SsdImpl.CHUNKED);
-                step.run();
+                return BestOfThree.millis(step);
             });
             System.out.printf(Locale.ROOT, "seq %d, Mamba-2 training step (5 blocks): scan %.1f ms, chunked %.1f ms%n",
-                    seq, median(whole[0]), median(whole[1]));
+                    seq, BestOfThree.median(whole[0]), BestOfThree.median(whole[1]));
         }
     }
 
@@ -86,24 +87,5 @@ public final class Mamba2SsdProfile {
 
     private static void use(CausalLM lm, SsdImpl impl) {
         for (Module m : lm.modules()) if (m instanceof Mamba2Mixer mixer) mixer.ssdImpl(impl);
-    }
-
-    /** Best of three of each, alternating, after one round of warm-up: [first's rounds, second's rounds]. */
-    private static double[][] alternate(int rounds, Runnable first, Runnable second) {
-        double[][] out = new double[2][rounds];
-        for (int r = -1; r < rounds; r++) {
-            double a = BestOfThree.millis(first), b = BestOfThree.millis(second);
-            if (r >= 0) {
-                out[0][r] = a;
-                out[1][r] = b;
-            }
-        }
-        return out;
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s[s.length / 2];
     }
 }
