@@ -1,5 +1,8 @@
 package dev.symbiont.bench;
 
+import java.util.Arrays;
+import java.util.function.DoubleSupplier;
+
 /** The timing of the profile harnesses: the fastest of three calls, so one pause does not count. */
 final class BestOfThree {
     private BestOfThree() {}
@@ -13,5 +16,28 @@ final class BestOfThree {
             best = Math.min(best, (System.nanoTime() - t0) / 1e6);
         }
         return best;
+    }
+
+    /**
+     * Two timings taken alternately, {@code warmups} unrecorded rounds first, then {@code rounds}
+     * recorded: [first's rounds, second's rounds], ms, as each supplier measures them.
+     */
+    static double[][] alternate(int warmups, int rounds, DoubleSupplier first, DoubleSupplier second) {
+        double[][] out = new double[2][rounds];
+        for (int r = -warmups; r < rounds; r++) {
+            double a = first.getAsDouble(), b = second.getAsDouble();
+            if (r >= 0) {
+                out[0][r] = a;
+                out[1][r] = b;
+            }
+        }
+        return out;
+    }
+
+    /** The median of {@code v} (the upper one of an even count). */
+    static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
     }
 }

@@ -29,8 +29,10 @@ import java.util.concurrent.TimeUnit;
  * attention + MLP, 12·d² weights each), Mamba-1 and Mamba-2 (5 blocks each, about 6·d² weights:
  * the Mamba paper's two Mamba blocks per Transformer block). Non-embedding parameters: GPT 594,944,
  * Mamba-1 583,168, Mamba-2 590,328 (printed at setup); GPT also has a seq × 128 position table.
- * Attention's cost grows with seq², the scans' and the chunked SSD's with seq — the article's
- * claim, measured. Tokens per second = batch · seq / (time per step).
+ * Attention's cost grows with seq², the scans' with seq — the article's claim, measured. Mamba-2's
+ * SSD runs on the selective scan by default; {@code -jvmArgsAppend '... -Dsymbiont.mamba2.ssd=chunked'}
+ * measures its chunked matrix form ({@code Mamba2SsdProfile} compares the two in one JVM).
+ * Tokens per second = batch · seq / (time per step).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)

@@ -11,6 +11,7 @@ import dev.symbiont.nn.block.MixerContext;
 import dev.symbiont.nn.block.SequenceMixer;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The Mamba-2 mixer (Dao &amp; Gu 2024, §7 and Fig. 6), as mamba-ssm's {@code Mamba2} and
@@ -22,7 +23,7 @@ import java.util.List;
  *   x, B, C   = xBC                              x (heads, P), B and C (G, N)
  *   Δ         = softplus(Δ + dt_bias)            (heads)
  *   A         = −exp(A_log)                      (heads), one scalar per head
- *   y         = SSD(x, Δ, A, B, C) + D·x         {@link Ssd#chunked}
+ *   y         = SSD(x, Δ, A, B, C) + D·x         {@link SsdScan#scan} or {@link Ssd#chunked} ({@link SsdImpl})
  *   y         = RMSNorm(y · silu(z))             the gated norm, Hugging Face's MambaRMSNormGated (norm_before_gate=False)
  *   out       = out_proj(y)
  * </pre>
@@ -34,8 +35,8 @@ import java.util.List;
  * log-uniform in [10⁻³, 10⁻¹], projections and convolution as PyTorch's layers.
  *
  * <p>Decoding keeps the last d_conv − 1 inputs of the convolution (batch, conv_dim, d_conv − 1)
- * and the SSM state (batch, heads, P, N): several tokens run through the chunked SSD from the
- * state, one token after the first steps the recurrence ({@link Ssd#step}).
+ * and the SSM state (batch, heads, P, N): several tokens run through the SSD from the state, one
+ * token after the first steps the recurrence ({@link Ssd#step}).
  */
 public final class Mamba2Mixer extends SequenceMixer {
     private static final double A_MIN = 1, A_MAX = 16;
@@ -45,6 +46,7 @@ public final class Mamba2Mixer extends SequenceMixer {
     private final CausalConv1d conv1d;
     private final Parameter dtBias, aLog, d;
     private final RMSNorm norm;
+    private SsdImpl ssdImpl = SsdImpl.fromProperty();
 
     public Mamba2Mixer(Mamba2Config config, Generator g) {
         this.config = config;
@@ -59,6 +61,15 @@ public final class Mamba2Mixer extends SequenceMixer {
     }
 
     public Mamba2Config config() { return config; }
+
+    /** How this mixer computes the SSD over a sequence; the same numbers either way (see {@link SsdImpl}). */
+    public SsdImpl ssdImpl() { return ssdImpl; }
+
+    /** Sets how this mixer computes the SSD over a sequence; returns this mixer. */
+    public Mamba2Mixer ssdImpl(SsdImpl impl) {
+        this.ssdImpl = Objects.requireNonNull(impl, "Mamba2Mixer.ssdImpl");
+        return this;
+    }
 
     /**
      * The decoding state of one Mamba-2 mixer.
@@ -111,7 +122,9 @@ public final class Mamba2Mixer extends SequenceMixer {
             y = o.y().unsqueeze(1);
             state.ssm = o.finalState().detach();
         } else {
-            Ssd.Output o = Ssd.chunked(x, dt, a, b, c, d.value(), state == null ? null : state.ssm, config.chunkSize());
+            Tensor h0 = state == null ? null : state.ssm;
+            Ssd.Output o = ssdImpl.on(u.backend()) == SsdImpl.SCAN ? SsdScan.scan(x, dt, a, b, c, d.value(), h0)
+                    : Ssd.chunked(x, dt, a, b, c, d.value(), h0, config.chunkSize());
             y = o.y();
             if (state != null) state.ssm = o.finalState().detach();
         }

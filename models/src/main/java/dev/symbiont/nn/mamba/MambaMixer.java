@@ -12,6 +12,7 @@ import dev.symbiont.nn.block.MixerContext;
 import dev.symbiont.nn.block.SequenceMixer;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The Mamba (S6) mixer: Gu &amp; Dao 2023, §3 and Algorithm 2, as mamba-ssm's {@code Mamba}
@@ -38,13 +39,24 @@ import java.util.List;
  * (batch, d_inner, N) — a fixed size whatever the context. Several tokens (a prompt, or a
  * prompt's next piece) run through the selective scan from the state's h, the convolution
  * reading the saved inputs as its left context; a single token after the first steps the
- * recurrence, which costs less than a scan call for one position.
+ * recurrence ({@link Step}): by default as the fused selective scan of one position from the
+ * state (one kernel updates h and gives the gated y, mamba-ssm's {@code selective_state_update}),
+ * or as the recurrence's tensor ops, its reference twin.
  */
 public final class MambaMixer extends SequenceMixer {
     private final MambaConfig config;
     private final Linear inProj, xProj, dtProj, outProj;
     private final CausalConv1d conv1d;
     private final Parameter aLog, d;
+    private Step step = Step.FUSED;
+
+    /** How one token after the first is decoded; both give the same y and h to float rounding. */
+    public enum Step {
+        /** The fused selective scan over one position from the state's h: one kernel per layer. */
+        FUSED,
+        /** h = exp(Δ·A)·h + Δ·B·x, y = C·h + D·x, y·silu(z) as tensor ops: the reference twin. */
+        TENSOR_OPS
+    }
 
     public MambaMixer(MambaConfig config, Generator g) {
         this.config = config;
@@ -63,6 +75,15 @@ public final class MambaMixer extends SequenceMixer {
     }
 
     public MambaConfig config() { return config; }
+
+    /** How this mixer decodes one token after the first. */
+    public Step step() { return step; }
+
+    /** Sets how this mixer decodes one token after the first; returns this mixer. */
+    public MambaMixer step(Step how) {
+        this.step = Objects.requireNonNull(how, "MambaMixer.step");
+        return this;
+    }
 
     /**
      * The decoding state of one Mamba mixer.
@@ -103,7 +124,8 @@ public final class MambaMixer extends SequenceMixer {
         Tensor z = inProj.forwardRows(u, di, di).transpose(1, 2);
         Tensor padded = conv1d.pad(x, state == null ? null : state.conv);
         Tensor xc = conv1d.forwardPadded(padded).silu();                          // (batch, d_inner, L)
-        Tensor y = state != null && state.ssm != null && u.size(1) == 1 ? steps(xc, z, state) : scan(xc, z, state);
+        boolean oneStep = state != null && state.ssm != null && u.size(1) == 1 && step == Step.TENSOR_OPS;
+        Tensor y = oneStep ? steps(xc, z, state) : scan(xc, z, state);
         if (state != null) {
             state.conv = padded.narrow(2, padded.size(2) - (config.dConv() - 1), config.dConv() - 1).contiguous().detach();
             state.length += u.size(1);

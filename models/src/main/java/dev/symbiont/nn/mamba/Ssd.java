@@ -46,7 +46,8 @@ public final class Ssd {
      * @param chunk        Q, the chunk length (mamba-ssm: 256); L ≤ Q is one chunk of L
      */
     public static Output chunked(Tensor x, Tensor dt, Tensor a, Tensor b, Tensor c, Tensor d, Tensor initialState, int chunk) {
-        check(x, dt, a, b, c, d, initialState, chunk);
+        check(x, dt, a, b, c, d, initialState);
+        if (chunk <= 0) throw new IllegalArgumentException("ssd: the chunk length must be at least 1, got " + chunk);
         int batch = x.size(0), len = x.size(1), heads = x.size(2), p = x.size(3), n = b.size(3);
         int q = Math.min(chunk, len), chunks = (len + q - 1) / q, padded = chunks * q;
         // (batch, chunks, heads, Q, ·): one row block per chunk and head.
@@ -127,8 +128,9 @@ public final class Ssd {
         }
     }
 
-    private static void check(Tensor x, Tensor dt, Tensor a, Tensor b, Tensor c, Tensor d, Tensor h0, int chunk) {
-        boolean ok = x.dim() == 4 && x.size(1) > 0 && chunk > 0;
+    /** Throws, naming the op and every shape, unless the inputs are those {@link #chunked} documents. */
+    static void check(Tensor x, Tensor dt, Tensor a, Tensor b, Tensor c, Tensor d, Tensor h0) {
+        boolean ok = x.dim() == 4 && x.size(1) > 0;
         if (ok) {
             int batch = x.size(0), len = x.size(1), heads = x.size(2), p = x.size(3);
             ok = Arrays.equals(dt.shape(), new int[] {batch, len, heads}) && Arrays.equals(a.shape(), new int[] {heads})
@@ -138,9 +140,9 @@ public final class Ssd {
         }
         if (!ok) {
             throw new IllegalArgumentException("ssd: expected x (batch, L ≥ 1, heads, P), dt (batch, L, heads), A (heads), B and C "
-                    + "(batch, L, groups, N) with groups dividing heads, D (heads) or none, initial state (batch, heads, P, N) or none, "
-                    + "chunk ≥ 1; got x " + shape(x) + ", dt " + shape(dt) + ", A " + shape(a) + ", B " + shape(b) + ", C " + shape(c)
-                    + ", D " + shape(d) + ", initial state " + shape(h0) + ", chunk " + chunk);
+                    + "(batch, L, groups, N) with groups dividing heads, D (heads) or none, initial state (batch, heads, P, N) or none; "
+                    + "got x " + shape(x) + ", dt " + shape(dt) + ", A " + shape(a) + ", B " + shape(b) + ", C " + shape(c)
+                    + ", D " + shape(d) + ", initial state " + shape(h0));
         }
     }
 

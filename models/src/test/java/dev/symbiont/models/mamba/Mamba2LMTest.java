@@ -7,7 +7,10 @@ import dev.symbiont.models.CausalLM;
 import dev.symbiont.nn.block.DecodingState;
 import dev.symbiont.nn.mamba.Mamba2Config;
 import dev.symbiont.nn.mamba.Mamba2Mixer;
+import dev.symbiont.nn.mamba.SsdImpl;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,9 +71,11 @@ class Mamba2LMTest {
         assertArrayEquals(model.forward(x).toFloatArray(), rebuilt.forward(x).toFloatArray());
     }
 
-    @Test
-    void decodingInPiecesAndTokenByTokenGivesTheFullForwardsLogitsAndStates() {
+    @ParameterizedTest(name = "SSD as {0}")
+    @EnumSource(value = SsdImpl.class, names = {"SCAN", "CHUNKED"})
+    void decodingInPiecesAndTokenByTokenGivesTheFullForwardsLogitsAndStates(SsdImpl impl) {
         MambaLM model = model();
+        for (var m : model.modules()) if (m instanceof Mamba2Mixer mixer) mixer.ssdImpl(impl);
         Tensor x = ids(2, 13, 4);
         try (var noGrad = GradMode.disabled()) {
             DecodingState whole = model.newState(13), pieces = model.newState(13), tokens = model.newState(13);

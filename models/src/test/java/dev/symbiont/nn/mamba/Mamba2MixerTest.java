@@ -2,6 +2,10 @@ package dev.symbiont.nn.mamba;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
+import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.nn.block.MixerContext;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +89,36 @@ class Mamba2MixerTest {
     @Test
     void everyParameterGetsAGradient() {
         MixerGradients.assertEveryParameterGetsAGradient(mixer(), Tensor.randn(new Generator(4), 2, 7, 8).requiresGrad(true));
+    }
+
+    @Test
+    void theScanAndTheChunkedFormGiveTheSameOutputAndGradients() {
+        Tensor u = Tensor.randn(new Generator(7), 2, 10, 8);                             // 4 chunks of 3, the last short
+        Mamba2Mixer scan = mixer().ssdImpl(SsdImpl.SCAN), chunked = mixer().ssdImpl(SsdImpl.CHUNKED);
+        Tensor us = u.detach().requiresGrad(true), uc = u.detach().requiresGrad(true);
+        Tensor ys = scan.forward(us, WHOLE), yc = chunked.forward(uc, WHOLE);
+        assertArrayEquals(yc.toFloatArray(), ys.toFloatArray(), 1e-5f, "output");
+        ys.square().sum().backward();
+        yc.square().sum().backward();
+        assertArrayEquals(uc.grad().toFloatArray(), us.grad().toFloatArray(), 1e-4f, "input gradient");
+        chunked.namedParameters().forEach((name, p) -> assertArrayEquals(p.grad().toFloatArray(),
+                scan.namedParameters().get(name).grad().toFloatArray(), 1e-4f, name));
+    }
+
+    @Test
+    void autoRunsTheScanWhereTheBackendHasItsOwnScanKernelsElseTheChunkedForm() {
+        Backend cpu = Tensor.zeros(1).backend();
+        assertEquals(SsdImpl.SCAN, SsdImpl.AUTO.on(cpu), "the CPU backend's fused scan: " + cpu.name());
+        assertEquals(SsdImpl.CHUNKED, SsdImpl.AUTO.on(new ReferenceBackend()), "a backend without scan kernels");
+        try (var reference = FusedKernels.forceReference(ScanKernels.FAMILY)) {
+            assertEquals(SsdImpl.CHUNKED, SsdImpl.AUTO.on(cpu), "the scan forced to its materialising reference");
+        }
+        assertEquals(SsdImpl.CHUNKED, SsdImpl.CHUNKED.on(cpu));
+        assertEquals(SsdImpl.SCAN, SsdImpl.SCAN.on(new ReferenceBackend()));
+        assertEquals(SsdImpl.AUTO, mixer().ssdImpl(), "the default, -Dsymbiont.mamba2.ssd unset");
+        var e = assertThrows(IllegalArgumentException.class, () -> SsdImpl.parse("fused"));
+        assertTrue(e.getMessage().contains("symbiont.mamba2.ssd") && e.getMessage().contains("'fused'"), e.getMessage());
+        assertEquals(SsdImpl.CHUNKED, SsdImpl.parse(" Chunked"));
     }
 
     @Test

@@ -5,6 +5,8 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.nn.block.MixerContext;
 import dev.symbiont.nn.block.CausalConvMixer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,9 +87,10 @@ class MambaMixerTest {
         MixerGradients.assertEveryParameterGetsAGradient(mixer(), Tensor.randn(new Generator(3), 2, 7, 8).requiresGrad(true));
     }
 
-    @Test
-    void stepModeDecodingEqualsTheFullForward() {
-        MambaMixer m = mixer();
+    @ParameterizedTest(name = "step {0}")
+    @EnumSource(MambaMixer.Step.class)
+    void stepModeDecodingEqualsTheFullForward(MambaMixer.Step how) {
+        MambaMixer m = mixer().step(how);
         Tensor u = Tensor.randn(new Generator(4), 2, 11, 8);
         float[] full = m.forward(u, WHOLE).toFloatArray();
         for (int prefill : new int[] {1, 2, 5}) {
@@ -104,6 +107,24 @@ class MambaMixerTest {
             assertArrayEquals(new int[] {2, 16, 3}, state.conv().shape());
             assertArrayEquals(new int[] {2, 16, 4}, state.ssm().shape());
         }
+    }
+
+    @Test
+    void theFusedStepEqualsItsTensorOpsTwinTokenByToken() {
+        MambaMixer fused = mixer(), ops = mixer().step(MambaMixer.Step.TENSOR_OPS);
+        assertEquals(MambaMixer.Step.FUSED, fused.step(), "the default");
+        Tensor u = Tensor.randn(new Generator(8), 2, 9, 8);
+        MambaMixer.State fs = fused.newState(16), os = ops.newState(16);
+        MixerContext fc = new MixerContext(null, true, fs), oc = new MixerContext(null, true, os);
+        assertArrayEquals(ops.forward(u.narrow(1, 0, 2), oc).toFloatArray(), fused.forward(u.narrow(1, 0, 2), fc).toFloatArray(), "prefill");
+        for (int t = 2; t < 9; t++) {
+            float[] expected = ops.forward(u.narrow(1, t, 1), oc).toFloatArray(), actual = fused.forward(u.narrow(1, t, 1), fc).toFloatArray();
+            assertArrayEquals(expected, actual, 1e-5f, "token " + t);
+            assertArrayEquals(os.ssm().toFloatArray(), fs.ssm().toFloatArray(), 1e-5f, "h after token " + t);
+        }
+        double moved = 0;                                                          // the tokens do move the state
+        for (float v : fs.ssm().toFloatArray()) moved += Math.abs(v);
+        assertTrue(moved > 1e-3, "|h| = " + moved);
     }
 
     @Test
