@@ -25,6 +25,10 @@ import java.util.concurrent.TimeUnit;
  * pairs; the d×d projections (q, k, v, output) with their gradients; and a Linear layer's
  * fused forms, the FFN-up product with its bias in the epilogue and the FFN-up weight gradient
  * with the bias gradient's row sums. Time per product in ms; GFLOP/s = 2·batch·m·n·k / (ms · 1e6).
+ *
+ * <p>{@link MainJob} holds the products of {@code symbiont train}'s default model instead (batch
+ * 32 × context 128 = 4096 rows, d 128, MLP 512), through the entry points {@code CpuLinear}
+ * calls: run it alone with {@code MatmulShapesBenchmark.MainJob}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -77,13 +81,17 @@ public class MatmulShapesBenchmark {
         };
         batch = s[0]; m = s[1]; n = s[2]; k = s[3]; aRs = s[4]; aCs = s[5]; bRs = s[6]; bCs = s[7];
         gemm = Gemm.of(GemmPath.VECTOR);
+        float[][] o = operands(batch, m, n, k);
+        a = o[0]; b = o[1]; c = o[2]; epilogue = o[3];
+    }
+
+    /** A and B random in [-0.5, 0.5), C, and the bias (n) or row sums (m) of the epilogue. */
+    static float[][] operands(int batch, int m, int n, int k) {
         Random rnd = new Random(42);
-        a = new float[batch * m * k];
-        b = new float[batch * k * n];
-        c = new float[batch * m * n];
-        epilogue = new float[Math.max(m, n)]; // the bias (n) or the row sums (m)
+        float[] a = new float[batch * m * k], b = new float[batch * k * n];
         for (int i = 0; i < a.length; i++) a[i] = rnd.nextFloat() - 0.5f;
         for (int i = 0; i < b.length; i++) b[i] = rnd.nextFloat() - 0.5f;
+        return new float[][] {a, b, new float[batch * m * n], new float[Math.max(m, n)]};
     }
 
     @Benchmark
@@ -98,5 +106,71 @@ public class MatmulShapesBenchmark {
             gemm.sgemmBatched(batch, m, n, k, a, 0, m * k, aRs, aCs, b, 0, k * n, bRs, bCs, c, 0, m * n, n);
         }
         return c;
+    }
+
+    /**
+     * The linear products of the main job's step (4096 rows, d 128, MLP 512), each through the
+     * {@code Gemm} entry point and with the strides {@code CpuLinear} uses: the forward x·Wᵀ + b
+     * ({@code sgemmBias}, W read transposed), the input gradient g·W ({@code sgemm}, W as
+     * stored), the weight gradient gᵀ·x with the bias gradient ({@code sgemmRowSums}, g read
+     * transposed: k = 4096 deep, m × n only 128…512 × 128…512). "d" is each of q, k, v (row
+     * slices of the qkv weight) and the attention's output projection, four per block; fc is the
+     * MLP's up projection (128 → 512), mlp its down projection (512 → 128).
+     */
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MILLISECONDS)
+    @State(Scope.Benchmark)
+    @Warmup(iterations = 3, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-XX:+UseG1GC"})
+    public static class MainJob {
+        /** name: m, n, k, A's row and column strides, B's; the entry point is in the name's suffix. */
+        @Param({
+                "d_xWt_bias",      // (4096,128)·(128,128)ᵀ + b
+                "fc_xWt_bias",     // (4096,128)·(512,128)ᵀ + b
+                "mlp_hWt_bias",    // (4096,512)·(128,512)ᵀ + b
+                "d_gW",            // (4096,128)·(128,128)
+                "fc_gW",           // (4096,512)·(512,128)
+                "mlp_gW",          // (4096,128)·(128,512)
+                "d_gTx_sums",      // (4096,128)ᵀ·(4096,128), row sums of gᵀ
+                "fc_gTx_sums",     // (4096,512)ᵀ·(4096,128)
+                "mlp_gTh_sums"})   // (4096,128)ᵀ·(4096,512)
+        public String job;
+
+        private int m, n, k, aRs, aCs, bRs, bCs;
+        private Gemm gemm;
+        private float[] a, b, c, epilogue;
+
+        @Setup
+        public void setup() {
+            int[] s = switch (job) {
+                case "d_xWt_bias" -> new int[] {4096, 128, 128, 128, 1, 1, 128};
+                case "fc_xWt_bias" -> new int[] {4096, 512, 128, 128, 1, 1, 128};
+                case "mlp_hWt_bias" -> new int[] {4096, 128, 512, 512, 1, 1, 512};
+                case "d_gW" -> new int[] {4096, 128, 128, 128, 1, 128, 1};
+                case "fc_gW" -> new int[] {4096, 128, 512, 512, 1, 128, 1};
+                case "mlp_gW" -> new int[] {4096, 512, 128, 128, 1, 512, 1};
+                case "d_gTx_sums" -> new int[] {128, 128, 4096, 1, 128, 128, 1};
+                case "fc_gTx_sums" -> new int[] {512, 128, 4096, 1, 512, 128, 1};
+                case "mlp_gTh_sums" -> new int[] {128, 512, 4096, 1, 128, 512, 1};
+                default -> throw new IllegalArgumentException("unknown product " + job);
+            };
+            m = s[0]; n = s[1]; k = s[2]; aRs = s[3]; aCs = s[4]; bRs = s[5]; bCs = s[6];
+            gemm = Gemm.of(GemmPath.VECTOR);
+            float[][] o = operands(1, m, n, k);
+            a = o[0]; b = o[1]; c = o[2]; epilogue = o[3];
+        }
+
+        @Benchmark
+        public float[] product() {
+            if (job.endsWith("_bias")) {
+                gemm.sgemmBias(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, epilogue, 0, c, 0, n);
+            } else if (job.endsWith("_sums")) {
+                gemm.sgemmRowSums(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, c, 0, n, epilogue, 0);
+            } else {
+                gemm.sgemm(m, n, k, a, 0, aRs, aCs, b, 0, bRs, bCs, c, 0, n);
+            }
+            return c;
+        }
     }
 }

@@ -6,9 +6,9 @@ package dev.symbiont.cpu.gemm;
  * transposes are absorbed, and where edge panels are padded with zeros so the micro-kernel
  * only ever sees full tiles.
  *
- * <p>Plain Java, no Vector API: packing is O(n²) against the kernel's O(n³). The one case
- * where that was measurably slow — row-major A, whose stores land eight floats apart — has a
- * vector twin, {@link VectorPacking}, which {@link VectorGemm} uses when it can.
+ * <p>Plain Java, no Vector API: the scalar twin of {@link VectorPacking}, which
+ * {@link VectorGemm} uses for the layouts a training step hands it (row-major and transposed
+ * A, row-major B); this class packs the rest (strided operands, transposed B).
  */
 final class GemmPacking {
 
@@ -21,9 +21,15 @@ final class GemmPacking {
      */
     static void packA(float[] a, int aOff, int rs, int cs, int i0, int mc, int p0, int kc,
                       int mr, float[] dst) {
+        packA(a, aOff, rs, cs, i0, mc, p0, kc, mr, dst, 0);
+    }
+
+    /** As above, the panels starting at {@code dst[dstOff]}. */
+    static void packA(float[] a, int aOff, int rs, int cs, int i0, int mc, int p0, int kc,
+                      int mr, float[] dst, int dstOff) {
         int panels = (mc + mr - 1) / mr;
         for (int q = 0; q < panels; q++) {
-            int base = q * mr * kc;
+            int base = dstOff + q * mr * kc;
             int rows = Math.min(mr, mc - q * mr);
             int rowStart = aOff + (i0 + q * mr) * rs + p0 * cs;
             if (cs == 1) {

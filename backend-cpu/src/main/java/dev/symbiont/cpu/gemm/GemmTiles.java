@@ -9,8 +9,10 @@ package dev.symbiont.cpu.gemm;
  * idle and a large one is split.
  *
  * <p>Tile edges fall on micro-tile multiples (ROWS of MR, COLS of NR), so every element of C is
- * summed in the order {@link VectorGemm#sgemm} sums it: the result depends neither on which
- * thread runs a tile nor on the order of the tiles.
+ * summed in the order {@link VectorGemm#sgemm} sums it on one thread, or on several when it
+ * cuts C into rectangles: the result depends neither on which thread runs a tile nor on the
+ * order of the tiles. (A parallel {@code sgemm} of {@code VectorGemm.SPLIT_K_DEPTH} or more
+ * k steps may cut k instead and add the slices, which a tile never does.)
  */
 public final class GemmTiles {
     /** Rows of C per tile: two A blocks, so a tile packs its B block once for 256 rows. */

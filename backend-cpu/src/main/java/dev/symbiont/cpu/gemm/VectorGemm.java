@@ -44,12 +44,18 @@ public final class VectorGemm implements Gemm {
      */
     static final long PARALLEL_FLOPS = 2L * 144 * 144 * 144;
 
+    /**
+     * Products at least this deep may be cut along k (see {@link Split}): each of two slices then
+     * spans four or more KC blocks.
+     */
+    static final int SPLIT_K_DEPTH = 8 * KC;
+
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private final ForkJoinPool pool;
     private final int threads;
 
-    private VectorGemm(ForkJoinPool pool) {
+    VectorGemm(ForkJoinPool pool) {
         this.pool = pool;
         this.threads = pool.getParallelism();
     }
@@ -157,6 +163,11 @@ public final class VectorGemm implements Gemm {
         }
     }
 
+    /** How many k slices a parallel product of this shape is cut into on {@code threads} threads (1: rectangles of C). */
+    static int kParts(int m, int n, int k, int threads) {
+        return Split.of(ceilDiv(m, MR), ceilDiv(n, NR), k, threads).kParts;
+    }
+
     // ---------------------------------------------------------------- sequential
 
     private static void sequential(Problem pr) {
@@ -176,7 +187,11 @@ public final class VectorGemm implements Gemm {
             int panels = (nc + NR - 1) / NR;
             for (int pc = 0; pc < pr.k; pc += KC) {
                 int kc = Math.min(KC, pr.k - pc);
-                GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
+                if (pr.bCs == 1) {
+                    VectorPacking.packB(pr.b, pr.bOff, pr.bRs, pc, kc, jc, nc, 0, panels, bBuf);
+                } else {
+                    GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
+                }
                 computeRows(pr, s, bBuf, r0, r1, jc, nc, pc, kc);
             }
         }
@@ -190,8 +205,10 @@ public final class VectorGemm implements Gemm {
         float[] aBuf = s.a;
         for (int ic = r0; ic < r1; ic += MC) {
             int mc = Math.min(MC, r1 - ic);
-            if (pr.aCs == 1 && VectorPacking.SUPPORTED) {
+            if (pr.aCs == 1 && VectorPacking.TRANSPOSES) {
                 VectorPacking.packA(pr.a, pr.aOff, pr.aRs, ic, mc, pc, kc, aBuf);
+            } else if (pr.aRs == 1) {
+                VectorPacking.packATransposed(pr.a, pr.aOff, pr.aCs, ic, mc, pc, kc, aBuf);
             } else {
                 GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
             }
@@ -269,7 +286,11 @@ public final class VectorGemm implements Gemm {
         @Override
         protected void compute() {
             int mPanels = ceilDiv(pr.m, MR), nPanels = ceilDiv(pr.n, NR);
-            Split split = Split.of(mPanels, nPanels, threads);
+            Split split = Split.of(mPanels, nPanels, pr.k, threads);
+            if (split.kParts > 1) {
+                splitK(split.kParts);
+                return;
+            }
             List<RecursiveAction> tasks = new ArrayList<>(threads);
             for (int ti = 0; ti < split.rowParts; ti++) {
                 int r0 = Math.min(pr.m, mPanels * ti / split.rowParts * MR);
@@ -284,14 +305,54 @@ public final class VectorGemm implements Gemm {
             }
             invokeAll(tasks);
         }
+
+        /**
+         * The k-deep product with a small C (a weight gradient gᵀ·x): part t multiplies the k
+         * slice [k·t/parts, k·(t+1)/parts) into a C of its own — part 0 into C itself, with the
+         * bias and the row sums — and the partial Cs (and sums) are added to C in part order
+         * after the join, so the result depends on the thread count only, never on timing.
+         */
+        private void splitK(int parts) {
+            Problem[] slices = new Problem[parts];
+            List<RecursiveAction> tasks = new ArrayList<>(parts);
+            for (int t = 0; t < parts; t++) {
+                int k0 = (int) ((long) pr.k * t / parts), k1 = (int) ((long) pr.k * (t + 1) / parts);
+                boolean first = t == 0;
+                Problem slice = new Problem(pr.m, pr.n, k1 - k0,
+                        pr.a, pr.aOff + k0 * pr.aCs, pr.aRs, pr.aCs, pr.b, pr.bOff + k0 * pr.bRs, pr.bRs, pr.bCs,
+                        first ? pr.c : new float[pr.m * pr.n], first ? pr.cOff : 0, first ? pr.ldc : pr.n,
+                        first ? pr.bias : null, pr.biasOff,
+                        first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0);
+                slices[t] = slice;
+                tasks.add(action(() -> rectangle(slice, 0, slice.m, 0, slice.n)));
+            }
+            invokeAll(tasks);
+            for (int t = 1; t < parts; t++) {
+                float[] partial = slices[t].c;
+                for (int i = 0; i < pr.m; i++) {
+                    for (int j = 0, d = pr.cOff + i * pr.ldc, s = i * pr.n; j < pr.n; j++) pr.c[d + j] += partial[s + j];
+                }
+                if (pr.sums != null) {
+                    for (int i = 0; i < pr.m; i++) pr.sums[pr.sumsOff + i] += slices[t].sums[i];
+                }
+            }
+        }
     }
 
-    /** How C is cut among threads: rowParts × colParts = threads, least cost for the slowest part. */
-    private record Split(int rowParts, int colParts) {
+    /**
+     * How the work is cut among threads: rowParts × colParts rectangles of C (one per thread),
+     * or kParts slices of k (one per thread, each with all of C), whichever costs the slowest
+     * thread least. A rectangle packs A for its rows and B for its columns over all of k; a k
+     * slice packs all rows of A and columns of B over its slice only, and a partial C is added
+     * after the join.
+     */
+    private record Split(int rowParts, int colParts, int kParts) {
         /** Packing one element costs about as much as this many multiply-adds. */
         private static final int PACK_COST = 32;
+        /** Adding one element of a partial C (two loads, an add, a store, on one thread), in multiply-adds. */
+        private static final int REDUCE_COST = 4;
 
-        static Split of(int mPanels, int nPanels, int threads) {
+        static Split of(int mPanels, int nPanels, int k, int threads) {
             Split best = null;
             long bestCost = Long.MAX_VALUE;
             for (int rp = 1; rp <= threads; rp++) {
@@ -300,10 +361,17 @@ public final class VectorGemm implements Gemm {
                 }
                 int cp = threads / rp;
                 long rows = (long) ceilDiv(mPanels, rp) * MR, cols = (long) ceilDiv(nPanels, cp) * NR;
-                long cost = rows * cols + PACK_COST * (rows + cols);
+                long cost = (rows * cols + PACK_COST * (rows + cols)) * k;
                 if (cost < bestCost) {
-                    best = new Split(rp, cp);
+                    best = new Split(rp, cp, 1);
                     bestCost = cost;
+                }
+            }
+            if (k >= SPLIT_K_DEPTH) {
+                long rows = (long) mPanels * MR, cols = (long) nPanels * NR, slice = ceilDiv(k, threads);
+                long cost = (rows * cols + PACK_COST * (rows + cols)) * slice + REDUCE_COST * rows * cols * (threads - 1);
+                if (cost < bestCost) {
+                    best = new Split(1, 1, threads);
                 }
             }
             return best;

@@ -1,33 +1,42 @@
 package dev.symbiont.cpu.gemm;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
 
 import static dev.symbiont.cpu.gemm.VectorGemmKernels.L;
 import static dev.symbiont.cpu.gemm.VectorGemmKernels.MR;
+import static dev.symbiont.cpu.gemm.VectorGemmKernels.NR;
 import static dev.symbiont.cpu.gemm.VectorGemmKernels.SPECIES;
 
 /**
- * Packs a row-major A block (column stride 1, the common case: activations and gradients)
- * into the MR-row micro-panels of {@link GemmPacking#packA} with vector transposes: eight
- * rows × sixteen k-steps are loaded as eight vectors, transposed in three rounds of two-source
- * permutes ({@code selectFrom}, one {@code vpermt2ps} each), and stored as the panel's next
- * 128 floats. Measured 0.16 ns per element against 0.54 for the scalar loop, whose stores are
- * eight floats apart.
- *
- * <p>Only for 16-lane vectors with MR = 8 ({@link #SUPPORTED}); a partial last panel and the
- * k-steps past the last multiple of 16 are copied element by element, in the same layout.
- * {@link GemmPacking#packA} is the scalar twin the tests compare it with.
+ * The packing of {@link GemmPacking} with vector loads and stores, for the operand layouts a
+ * training step hands the GEMM; {@link GemmPacking} is the scalar twin the tests compare with.
+ * <ul>
+ *   <li>Row-major A (column stride 1: activations and gradients), AVX-512 only: 8 rows × 16
+ *       k-steps are loaded as eight vectors and transposed in three rounds of two-source permutes
+ *       ({@code selectFrom}, one {@code vpermt2ps} each) into the panel's next 128 floats
+ *       (measured 0.16 ns per element against 0.54 for the scalar loop, whose stores are eight
+ *       floats apart). The same two rounds for AVX2's 4 × 8 packed 1.3–1.5× faster than the
+ *       scalar loop but made the main job's products no faster (+5–7% at k = 512, −3–5% at
+ *       k = 128, rounds alternated in one JVM on Zen 3), so the 4-row tile packs it in scalar code.</li>
+ *   <li>Transposed A (row stride 1: the gᵀ of a weight gradient): the MR rows of a k step are
+ *       MR adjacent floats, one short vector copy instead of an {@code arraycopy} call each.</li>
+ *   <li>Row-major B (column stride 1): each k step of a full panel is two vector copies.</li>
+ * </ul>
+ * A partial last panel and the k-steps past the last multiple of L are packed by the scalar
+ * code, in the same layout.
  */
 final class VectorPacking {
     private VectorPacking() {}
 
-    /** Lanes the transpose is written for: 8 rows × 16 k-steps → 8 vectors. */
-    private static final int BLOCK_K = 16;
+    /** Whether row-major A is transposed with vectors here: the 8-row tile on 16-lane vectors (AVX-512). */
+    static final boolean TRANSPOSES = L == 16 && MR == 8;
 
-    /** Whether this JVM's vectors have the 16 lanes the transpose needs (AVX-512). */
-    static final boolean SUPPORTED = L == BLOCK_K && MR == 8;
+    /** MR lanes: one k step of a transposed A panel. */
+    private static final VectorSpecies<Float> ROW_STEP = VectorSpecies.of(float.class, VectorShape.forBitSize(MR * Float.SIZE));
 
-    // Interleave indices for selectFrom(a, b): lanes 0..15 read a, 16..31 read b. Round g takes
+    // Interleave indices for selectFrom(a, b): lanes 0..L-1 read a, L..2L-1 read b. Round g takes
     // runs of g lanes alternately from a and b, from the low (or high) half of each.
     private static final FloatVector I1_LO = interleave(1, false), I1_HI = interleave(1, true);
     private static final FloatVector I2_LO = interleave(2, false), I2_HI = interleave(2, true);
@@ -45,7 +54,7 @@ final class VectorPacking {
     /**
      * Rows {@code [i0, i0+mc)} × columns {@code [p0, p0+kc)} of A (row stride rs, column
      * stride 1) into MR-row panels: panel q, element (r, p) at {@code q·MR·kc + p·MR + r};
-     * rows past mc in the last panel are zero. Requires {@link #SUPPORTED}.
+     * rows past mc in the last panel are zero. Requires {@link #TRANSPOSES}.
      */
     static void packA(float[] a, int aOff, int rs, int i0, int mc, int p0, int kc, float[] dst) {
         int panels = (mc + MR - 1) / MR;
@@ -54,7 +63,7 @@ final class VectorPacking {
             int rowStart = aOff + (i0 + q * MR) * rs + p0;
             int p = 0;
             if (rows == MR) {
-                for (; p + BLOCK_K <= kc; p += BLOCK_K) transpose8x16(a, rowStart + p, rs, dst, base + p * MR);
+                for (; p + L <= kc; p += L) transpose8x16(a, rowStart + p, rs, dst, base + p * MR);
             }
             for (int r = 0; r < MR; r++) {
                 for (int pp = p, d = base + r + p * MR; pp < kc; pp++, d += MR) {
@@ -62,6 +71,42 @@ final class VectorPacking {
                 }
             }
         }
+    }
+
+    /**
+     * As {@link #packA}, for A with row stride 1 and column stride cs (stored transposed): the
+     * MR rows of each k step are adjacent, so a full panel's step is one MR-lane copy. The
+     * block is walked along k, each step's mc adjacent floats in memory order.
+     */
+    static void packATransposed(float[] a, int aOff, int cs, int i0, int mc, int p0, int kc, float[] dst) {
+        int full = mc / MR;
+        for (int p = 0; p < kc; p++) {
+            int src = aOff + i0 + (p0 + p) * cs;
+            for (int q = 0, d = p * MR; q < full; q++, d += MR * kc) {
+                FloatVector.fromArray(ROW_STEP, a, src + q * MR).intoArray(dst, d);
+            }
+        }
+        if (full * MR < mc) { // the partial last panel, zero-padded
+            GemmPacking.packA(a, aOff, 1, cs, i0 + full * MR, mc - full * MR, p0, kc, MR, dst, full * MR * kc);
+        }
+    }
+
+    /**
+     * B panels {@code [q0, q1)} of rows {@code [p0, p0+kc)} × columns {@code [j0, j0+nc)} (row
+     * stride rs, column stride 1), laid out as {@link GemmPacking#packB}: each k step of a full
+     * panel is two vector copies; a partial last panel is packed by the scalar code.
+     */
+    static void packB(float[] b, int bOff, int rs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
+        int last = q1;
+        if (q1 * NR > nc) last = q1 - 1; // the partial panel
+        for (int q = q0; q < last; q++) {
+            int src = bOff + p0 * rs + j0 + q * NR;
+            for (int p = 0, d = q * NR * kc; p < kc; p++, d += NR, src += rs) {
+                FloatVector.fromArray(SPECIES, b, src).intoArray(dst, d);
+                FloatVector.fromArray(SPECIES, b, src + L).intoArray(dst, d + L);
+            }
+        }
+        if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, rs, 1, p0, kc, j0, nc, NR, last, q1, dst);
     }
 
     /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]. */

@@ -6,30 +6,84 @@ import org.junit.jupiter.api.Test;
 import java.util.Arrays;
 import java.util.Random;
 
+import static dev.symbiont.cpu.gemm.VectorGemmKernels.MR;
+import static dev.symbiont.cpu.gemm.VectorGemmKernels.NR;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
-/** The vector-transpose packing of row-major A blocks against its scalar twin, {@link GemmPacking#packA}. */
+/** Each vector packing of {@link VectorPacking} against its scalar twin in {@link GemmPacking}. */
 class VectorPackingTest {
+
+    private static final int[] ROWS = {1, 3, 4, 5, 7, 8, 9, 31, 128};
+    private static final int[] DEPTHS = {1, 7, 8, 9, 15, 16, 17, 33, 256};
 
     @Test
     void should_pack_row_major_blocks_exactly_like_the_scalar_packer() {
-        Assumptions.assumeTrue(VectorPacking.SUPPORTED, "needs 16-lane vectors");
-        Random rnd = new Random(7);
-        int lda = 300;
-        float[] a = new float[lda * 200 + 5];
-        for (int i = 0; i < a.length; i++) a[i] = rnd.nextFloat();
-        int mr = VectorGemmKernels.MR;
-        for (int mc : new int[] {1, 7, 8, 9, 31, 128}) {
-            for (int kc : new int[] {1, 15, 16, 17, 33, 256}) {
+        Assumptions.assumeTrue(VectorPacking.TRANSPOSES, "needs a transpose for this tile and vector width");
+        float[] a = random(300 * 200 + 5, new Random(7));
+        for (int mc : ROWS) {
+            for (int kc : DEPTHS) {
                 for (int off : new int[] {0, 3}) {
-                    int size = (mc + mr - 1) / mr * mr * kc;
-                    float[] expected = new float[size], actual = new float[size];
-                    Arrays.fill(actual, Float.NaN); // every slot must be written, padding included
-                    GemmPacking.packA(a, off, lda, 1, 5, mc, 11, kc, mr, expected);
-                    VectorPacking.packA(a, off, lda, 5, mc, 11, kc, actual);
+                    float[] expected = panels(mc, kc), actual = nans(mc, kc);
+                    GemmPacking.packA(a, off, 300, 1, 5, mc, 11, kc, MR, expected);
+                    VectorPacking.packA(a, off, 300, 5, mc, 11, kc, actual);
                     assertArrayEquals(expected, actual, "mc=" + mc + " kc=" + kc + " offset=" + off);
                 }
             }
         }
+    }
+
+    @Test
+    void should_pack_transposed_blocks_exactly_like_the_scalar_packer_for_every_leading_dimension() {
+        Random rnd = new Random(8);
+        for (int mc : ROWS) {
+            // the leading dimension (A's column stride) is the block's rows, a few more, or much more
+            for (int lda : new int[] {mc + 2, mc + 5, mc + 13, 517}) {
+                for (int kc : DEPTHS) {
+                    int off = rnd.nextInt(4);
+                    float[] a = random(off + 2 + (11 + kc) * lda + mc, rnd);
+                    float[] expected = panels(mc, kc), actual = nans(mc, kc);
+                    GemmPacking.packA(a, off, 1, lda, 2, mc, 11, kc, MR, expected);
+                    VectorPacking.packATransposed(a, off, lda, 2, mc, 11, kc, actual);
+                    assertArrayEquals(expected, actual, "mc=" + mc + " lda=" + lda + " kc=" + kc + " offset=" + off);
+                }
+            }
+        }
+    }
+
+    @Test
+    void should_pack_row_major_b_panels_exactly_like_the_scalar_packer() {
+        Random rnd = new Random(9);
+        int ldb = 3 * NR + 7;
+        float[] b = random(40 * ldb + 3, rnd);
+        for (int nc : new int[] {1, NR - 1, NR, NR + 1, 2 * NR + 3, 3 * NR}) {
+            int panels = (nc + NR - 1) / NR;
+            for (int kc : new int[] {1, 5, 17}) {
+                for (int q0 = 0; q0 < panels; q0++) { // a range of panels, as a caller may pack part of a block
+                    float[] expected = new float[panels * NR * kc], actual = new float[panels * NR * kc];
+                    Arrays.fill(actual, 0, q0 * NR * kc, 0f);
+                    Arrays.fill(actual, q0 * NR * kc, actual.length, Float.NaN);
+                    GemmPacking.packB(b, 3, ldb, 1, 2, kc, 5, nc, NR, q0, panels, expected);
+                    VectorPacking.packB(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual);
+                    assertArrayEquals(expected, actual, "nc=" + nc + " kc=" + kc + " panels from " + q0);
+                }
+            }
+        }
+    }
+
+    private static float[] panels(int mc, int kc) {
+        return new float[(mc + MR - 1) / MR * MR * kc];
+    }
+
+    /** Every slot must be written, padding included. */
+    private static float[] nans(int mc, int kc) {
+        float[] x = panels(mc, kc);
+        Arrays.fill(x, Float.NaN);
+        return x;
+    }
+
+    private static float[] random(int size, Random rnd) {
+        float[] x = new float[size];
+        for (int i = 0; i < size; i++) x[i] = rnd.nextFloat();
+        return x;
     }
 }
