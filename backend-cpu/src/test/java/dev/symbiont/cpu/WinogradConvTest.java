@@ -2,6 +2,7 @@ package dev.symbiont.cpu;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradCheck;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.conv.ConvGeometry;
@@ -12,6 +13,7 @@ import dev.symbiont.cpu.gemm.GemmPath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -123,6 +125,23 @@ class WinogradConvTest {
     private static ConvGeometry conv(int c, int size, int o, int k, int stride, int pad, int groups) {
         int out = (size + 2 * pad - k) / stride + 1;
         return new ConvGeometry(8, c, size, size, o, k, k, stride, stride, pad, pad, 1, 1, groups, out, out);
+    }
+
+    @ParameterizedTest(name = "padding {0}")
+    @ValueSource(ints = {0, 1, 2})
+    void forcedWinogradGradientsMatchFiniteDifferences(int pad) {
+        String before = System.getProperty(ConvPath.PROPERTY);
+        System.setProperty(ConvPath.PROPERTY, "winograd");
+        try {
+            Generator gen = new Generator(5);
+            // a 5 × 7 map: partial 2 × 2 output tiles on both edges
+            GradCheck.check("conv2d on the Winograd path, padding " + pad, CPU,
+                    in -> Convolutions.conv2d(in.get(0), in.get(1), in.get(2), 1, pad, 1, 1),
+                    GradCheck.randn(gen, 0.5, 2, 3, 5, 7), GradCheck.randn(gen, 0.5, 4, 3, 3, 3), GradCheck.randn(gen, 0.5, 4));
+        } finally {
+            if (before == null) System.clearProperty(ConvPath.PROPERTY);
+            else System.setProperty(ConvPath.PROPERTY, before);
+        }
     }
 
     @Test
