@@ -46,7 +46,7 @@ public final class CpuConv implements ConvKernels {
 
     @Override
     public Tensor conv2d(Tensor x, Tensor weight, Tensor bias, ConvGeometry g) {
-        boolean wino = !g.depthwise() && ConvPath.current().winograd(g);
+        boolean wino = takesWinograd(g);
         int cells = g.batch() * g.outChannels() * g.outPixels();
         HeapStorage out = wino ? io.emptyFloats(cells) : io.newFloats(cells);
         Rows w = io.rows(CONV, weight, g.outChannels(), g.patchSize()), b = io.vectorOf(CONV, bias);
@@ -63,7 +63,7 @@ public final class CpuConv implements ConvKernels {
     @Override
     public ConvGrads conv2dBackward(Tensor gradOut, Tensor x, Tensor weight, ConvGeometry g,
                                     boolean inputGrad, boolean weightGrad, boolean biasGrad) {
-        if (!g.depthwise() && ConvPath.current().winograd(g)) {
+        if (takesWinograd(g)) {
             return winogradBackward(gradOut, x, weight, g, inputGrad, weightGrad, biasGrad);
         }
         HeapStorage dx = inputGrad ? io.newFloats(x.numel()) : null;
@@ -79,6 +79,11 @@ public final class CpuConv implements ConvKernels {
             gemmConv.backward(grad, xr, w, g, floats(dx), floats(dw), floats(db));
         }
         return grads(dx, dw, db, g);
+    }
+
+    /** Whether g runs on Winograd now: a dense conv the property's path takes there (depthwise keeps its direct kernel). */
+    private static boolean takesWinograd(ConvGeometry g) {
+        return !g.depthwise() && ConvPath.current().winograd(g);
     }
 
     /** The Winograd path's gradients: each written whole, so none is zero-filled first. */
