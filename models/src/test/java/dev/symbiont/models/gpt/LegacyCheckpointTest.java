@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Checkpoints written by the GPT of commit 443b69f, before blocks took pluggable mixers, must
- * still load strictly and give the logits recorded then. Each {@code <name>.safetensors} is
+ * still load strictly and give the logits recorded then (to float rounding). Each {@code <name>.safetensors} is
  * what the CLI's {@code model.safetensors} holds (the state dict, the config in the metadata);
  * {@code <name>.logits.safetensors} holds the input {@code ids} (2, 7) and the {@code logits}
  * (2, 7, 11) that model computed in eval mode. {@code gpt2-tiny} is {@code GptConfig.of(11, 8,
@@ -42,7 +42,8 @@ class LegacyCheckpointTest {
         model.eval();
         try (var noGrad = GradMode.disabled()) {
             Tensor logits = model.forward(expected.tensors().get("ids"));
-            assertArrayEquals(expected.tensors().get("logits").toFloatArray(), logits.toFloatArray(), name + ": logits");
+            // Equal up to summation order: the vector width (AVX2 or AVX-512) changes how dot products are added up.
+            assertArrayEquals(expected.tensors().get("logits").toFloatArray(), logits.toFloatArray(), 1e-5f, name + ": logits");
         }
     }
 }
