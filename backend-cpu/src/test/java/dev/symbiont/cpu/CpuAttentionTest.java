@@ -211,6 +211,9 @@ class CpuAttentionTest {
         assertFlashMatchesReference(new Case("split heads", 2, 4, 4, 70, 70, 32, causal, null, Inputs.SPLIT_HEADS));
         assertFlashMatchesReference(new Case("split heads, grouped kv", 2, 6, 2, 65, 130, 16, causal, null, Inputs.SPLIT_HEADS));
         assertFlashMatchesReference(new Case("split heads, decode step", 2, 4, 2, 1, 90, 32, causal, null, Inputs.SPLIT_HEADS));
+        // four query and key blocks: v and dO are packed once per call, dQ gathered in its own rows, then in parts
+        assertFlashMatchesReference(new Case("split heads, packed", 2, 4, 2, 200, 200, 32, causal, null, Inputs.SPLIT_HEADS));
+        assertFlashMatchesReference(new Case("split heads, packed, dQ in parts", 1, 2, 1, 200, 260, 16, causal, null, Inputs.SPLIT_HEADS));
         assertFlashMatchesReference(new Case("split heads, key padding", 2, 4, 2, 70, 70, 32, causal, be -> {
             float[] m = new float[2 * 70];
             for (int j = 50; j < 70; j++) m[70 + j] = Float.NEGATIVE_INFINITY;  // batch 1: last 20 keys padded

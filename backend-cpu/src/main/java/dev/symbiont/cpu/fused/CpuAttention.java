@@ -49,7 +49,7 @@ public final class CpuAttention implements AttentionKernels {
         if (!ready(OP, q, k, v, mask)) return REFERENCE.attention(q, k, v, mask, causal, scale);
         FlashAttention.Dims dims = dims(q, k);
         Layout outLayout = rowsLike(q.layout());
-        HeapStorage out = io.newFloats(q.numel()); // accumulated into: zero
+        HeapStorage out = io.emptyFloats(q.numel()); // every row written
         HeapStorage lse = io.newFloats(dims.batch() * dims.heads() * dims.sq());
         try (Widened w = new Widened()) {
             FlashAttention.forward(math, dims, headRows(OP, q, w), headRows(OP, k, w), headRows(OP, v, w),

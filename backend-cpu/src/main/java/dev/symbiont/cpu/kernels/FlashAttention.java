@@ -8,9 +8,11 @@ import java.util.Arrays;
  * key block it forms the scores S = (q·scale)·kᵀ (+ mask, causal), and keeps an online softmax
  * per query row — the running max m and sum l — rescaling the output rows accumulated so far
  * whenever m grows (Milakov &amp; Gimelshein 2018; Dao et al. 2022, Algorithm 1). The output is
- * accumulated in place and divided by l at the end; logsumexp = m + log l is stored for the
- * backward. Nothing of size sq×sk is ever allocated: a task's scratch is a few blocks, and the
- * keys are transposed once per call into blocks the products read as B (k's size).
+ * accumulated in the task's scratch and divided by l into out at the end; logsumexp = m + log l
+ * is stored for the backward. Nothing of size sq×sk is ever allocated: a task's scratch is a few
+ * blocks, the keys are transposed once per call into blocks the products read as B (k's size),
+ * and values whose rows are not back to back (a head split) are copied so once per call when
+ * enough query blocks reread them.
  *
  * <p>Causal attention (key j visible to query i iff j ≤ i + sk − sq) stops each query block at
  * its last visible key, so key blocks above the diagonal are never touched, and masks only
@@ -43,7 +45,15 @@ public final class FlashAttention {
     }
 
     /**
-     * out (batch, heads, sq, d), zero on entry, and lse (batch, heads, sq), contiguous.
+     * Whether rows read this many times are worth copying into contiguous order first: the copy is
+     * one pass, and each read of a strided block (see {@link HeadRows#packed}) runs from L2.
+     */
+    static boolean rereadEnough(int reads) {
+        return reads >= 3;
+    }
+
+    /**
+     * out (batch, heads, sq, d), every row written, and lse (batch, heads, sq), contiguous.
      *
      * @param q    rows of d consecutive elements
      * @param out  rows of d consecutive elements, any row and head strides: a (batch, sq, heads, d)
@@ -55,11 +65,12 @@ public final class FlashAttention {
                                boolean causal, float scale, HeadRows out, float[] lse) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
         float[] kt = transposedKeyBlocks(dims, k);
+        HeadRows vRows = rereadEnough(qBlocks) ? v.packed(dims.batch(), dims.kvHeads(), dims.sk(), d) : v;
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
                 int bh = item / qBlocks, qb = interleaved(item % qBlocks, qBlocks);
-                queryBlock(tm, dims, q, kt, v, mask, causal, scale, bh, qb * BR, s, out, lse);
+                queryBlock(tm, dims, q, kt, vRows, mask, causal, scale, bh, qb * BR, s, out, lse);
             }
         });
     }
@@ -92,12 +103,13 @@ public final class FlashAttention {
         return (index & 1) == 0 ? index >> 1 : n - 1 - (index >> 1);
     }
 
-    /** One task's blocks: the scaled queries, the scores and the row statistics. */
+    /** One task's blocks: the scaled queries, the scores, the row statistics and the output rows accumulated. */
     private static final class Scratch {
-        final float[] qs, s = new float[BR * BC], m = new float[BR], l = new float[BR];
+        final float[] qs, o, s = new float[BR * BC], m = new float[BR], l = new float[BR];
 
         Scratch(int d) {
             qs = new float[BR * d];
+            o = new float[BR * d];
         }
     }
 
@@ -109,8 +121,9 @@ public final class FlashAttention {
         for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
         Arrays.fill(m, Float.NEGATIVE_INFINITY);
         Arrays.fill(l, 0f);
-        float[] o = out.data();
-        int outBase = out.row(b, h, i0), ldo = out.rowStride();
+        // O accumulates in the task's own rows, not out's: out's may lie heads·d apart (see HeadRows.packed)
+        float[] o = t.o;
+        Arrays.fill(o, 0, br * d, 0f);
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
         for (int j0 = 0; j0 < keyEnd; j0 += BC) {
             int bc = Math.min(BC, keyEnd - j0);
@@ -129,7 +142,7 @@ public final class FlashAttention {
                 float alpha = (float) Math.exp(m[r] - mNew); // 0 when m was −∞
                 float rowSum = tm.expSum(s, row, bc, mNew);
                 if (alpha != 1f) {
-                    tm.scale(o, outBase + r * ldo, alpha, o, outBase + r * ldo, d);
+                    tm.scale(o, r * d, alpha, o, r * d, d);
                     l[r] *= alpha;
                 }
                 l[r] += rowSum;
@@ -137,15 +150,16 @@ public final class FlashAttention {
             }
             // O += P · V over this key block
             int vRow = v.row(b, kh, j0);
-            tm.mulAdd(br, d, bc, s, 0, BC, 1, v.data(), vRow, v.rowStride(), o, outBase, ldo, true);
+            tm.mulAdd(br, d, bc, s, 0, BC, 1, v.data(), vRow, v.rowStride(), o, 0, d, true);
         }
         for (int r = 0; r < br; r++) {
-            int li = bh * dims.sq() + i0 + r;
-            if (l[r] == 0f) {
+            int li = bh * dims.sq() + i0 + r, at = out.row(b, h, i0 + r);
+            if (l[r] == 0f) { // no visible key: a zero row
+                Arrays.fill(out.data(), at, at + d, 0f);
                 lse[li] = Float.NEGATIVE_INFINITY;
                 continue;
             }
-            tm.scale(o, outBase + r * ldo, 1f / l[r], o, outBase + r * ldo, d);
+            tm.scale(o, r * d, 1f / l[r], out.data(), at, d);
             lse[li] = m[r] + (float) Math.log(l[r]);
         }
     }

@@ -57,46 +57,52 @@ public final class FlashAttentionBackward {
         int splits = Math.max(1, Math.min(wanted, keyBlocks));
         int groupRows = dims.group() * sq;
         float[][] partial = splits > 1 ? new float[kvCount * splits][] : null;
+        // every key block rereads dO and adds into dQ: both in rows back to back (see HeadRows.packed)
+        HeadRows dO = FlashAttention.rereadEnough(keyBlocks) ? gradOut.packed(dims.batch(), heads, sq, d) : gradOut;
+        HeadRows dqRows = partial != null || dq.isPacked(heads, sq, d) ? dq
+                : HeadRows.contiguous(new float[dims.batch() * heads * sq * d], heads, sq, d);
         Parallel.forRange(kvCount * splits, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
                 int kv = item / splits, split = item % splits;
-                // dQ rows of the kv head's query heads g = 0 .. group − 1: dq's own, or this task's partial (group, sq, d)
-                HeadRows target = dq;
+                // dQ rows of the kv head's query heads g = 0 .. group − 1: dqRows', or this task's partial (group, sq, d)
+                HeadRows target = dqRows;
                 int tb = kv / dims.kvHeads(), th = kv % dims.kvHeads() * dims.group();
                 if (partial != null) {
                     target = HeadRows.contiguous(partial[item] = new float[groupRows * d], dims.group(), sq, d);
                     tb = th = 0;
                 }
                 for (int kb = split; kb < keyBlocks; kb += splits) {
-                    keyBlock(tm, dims, q, k, v, mask, causal, scale, gradOut, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
+                    keyBlock(tm, dims, q, k, v, mask, causal, scale, dO, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
                 }
             }
         });
 
-        // dQ = scale · Σ over splits of the partial sums
+        // dQ = scale · Σ over splits of the partial sums (or scale · dqRows)
         float[] dqData = dq.data();
         Parallel.forRange(kvCount * groupRows, Parallel.rowGrain(d), (from, to) -> {
             for (int row = from; row < to; row++) {
                 int kv = row / groupRows, local = row % groupRows;
-                int base = dq.row(kv / dims.kvHeads(), kv % dims.kvHeads() * dims.group() + local / sq, local % sq);
+                int b = kv / dims.kvHeads(), h = kv % dims.kvHeads() * dims.group() + local / sq, i = local % sq;
+                int base = dq.row(b, h, i);
                 if (partial != null) {
                     for (int sp = 0; sp < splits; sp++) {
                         float[] p = partial[kv * splits + sp];
                         for (int c = 0; c < d; c++) dqData[base + c] += p[local * d + c];
                     }
                 }
-                tm.scale(dqData, base, scale, dqData, base, d);
+                tm.scale(dqRows.data(), dqRows.row(b, h, i), scale, dqData, base, d);
             }
         });
     }
 
     /** One task's blocks. */
     private static final class Scratch {
-        final float[] qs, kt, vt, dkAcc, dvAcc, p = new float[BR * BC], dp = new float[BR * BC];
+        final float[] qs, kt, kRows, vt, dkAcc, dvAcc, p = new float[BR * BC], dp = new float[BR * BC];
 
         Scratch(int d) {
             qs = new float[BR * d];
+            kRows = new float[BC * d];
             kt = new float[d * BC];
             vt = new float[d * BC];
             dkAcc = new float[BC * d];
@@ -113,6 +119,7 @@ public final class FlashAttentionBackward {
         int bc = Math.min(BC, dims.sk() - j0);
         float[] p = t.p, dp = t.dp;
         FlashAttention.transposeRows(k, b, kh, j0, bc, d, t.kt);
+        for (int r = 0; r < bc; r++) System.arraycopy(k.data(), k.row(b, kh, j0 + r), t.kRows, r * d, d);
         FlashAttention.transposeRows(v, b, kh, j0, bc, d, t.vt);
         Arrays.fill(t.dkAcc, 0, bc * d, 0f);
         Arrays.fill(t.dvAcc, 0, bc * d, 0f);
@@ -140,7 +147,7 @@ public final class FlashAttentionBackward {
                 tm.mulAdd(bc, d, br, p, 0, 1, BC, gradOut.data(), doRow, gradOut.rowStride(), t.dvAcc, 0, d, true);
                 for (int r = 0; r < br; r++) tm.softmaxGrad(p, dp, r * BC, bc, rowDot[bh * sq + i0 + r]);
                 tm.mulAdd(bc, d, br, dp, 0, 1, BC, t.qs, 0, d, t.dkAcc, 0, d, true);
-                tm.mulAdd(br, d, bc, dp, 0, BC, 1, k.data(), k.row(b, kh, j0), k.rowStride(),
+                tm.mulAdd(br, d, bc, dp, 0, BC, 1, t.kRows, 0, d,
                         dq.data(), dq.row(dqBatch, dqHead + g, i0), dq.rowStride(), true);
             }
         }
