@@ -1,9 +1,9 @@
 package dev.symbiont.cpu.fused;
 
+import dev.symbiont.core.EnumChoice;
 import dev.symbiont.core.fused.conv.ConvGeometry;
 import dev.symbiont.cpu.kernels.WinogradConv;
 
-import java.util.Locale;
 
 /**
  * How {@link CpuConv} computes a dense (non-depthwise) convolution, by the name the
@@ -25,7 +25,7 @@ public enum ConvPath {
 
     /** The property spelling. */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return EnumChoice.id(this);
     }
 
     /**
@@ -34,11 +34,7 @@ public enum ConvPath {
      * @throws IllegalArgumentException naming the property and the accepted values otherwise
      */
     public static ConvPath parse(String id) {
-        String s = id.strip().toLowerCase(Locale.ROOT);
-        for (ConvPath p : values()) {
-            if (p.id().equals(s)) return p;
-        }
-        throw new IllegalArgumentException("-D" + PROPERTY + "=" + id + ": unknown conv path; expected one of: auto, winograd, im2col");
+        return EnumChoice.parse(ConvPath.class, id, "-D" + PROPERTY);
     }
 
     /** The path the property names now (auto when unset or blank). */

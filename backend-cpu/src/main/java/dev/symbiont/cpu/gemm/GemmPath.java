@@ -1,6 +1,6 @@
 package dev.symbiont.cpu.gemm;
 
-import java.util.Locale;
+import dev.symbiont.core.EnumChoice;
 
 /** The GEMM implementations, by the name the {@code symbiont.cpu.gemm} property uses. */
 public enum GemmPath {
@@ -11,7 +11,7 @@ public enum GemmPath {
 
     /** The property spelling: {@code vector} or {@code ejml}. */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return EnumChoice.id(this);
     }
 
     /**
@@ -20,12 +20,6 @@ public enum GemmPath {
      * @throws IllegalArgumentException naming the accepted values otherwise
      */
     public static GemmPath parse(String id) {
-        String s = id.strip().toLowerCase(Locale.ROOT);
-        for (GemmPath p : values()) {
-            if (p.id().equals(s)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("unknown GEMM path '" + id + "'; expected one of: vector, ejml");
+        return EnumChoice.parse(GemmPath.class, id, "the GEMM path");
     }
 }

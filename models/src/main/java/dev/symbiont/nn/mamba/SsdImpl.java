@@ -1,10 +1,10 @@
 package dev.symbiont.nn.mamba;
 
+import dev.symbiont.core.EnumChoice;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 
-import java.util.Locale;
 
 /**
  * How a {@link Mamba2Mixer} computes its SSD over a sequence. Both compute the same recurrence
@@ -38,11 +38,6 @@ public enum SsdImpl {
 
     /** {@code auto}, {@code scan} or {@code chunked}, in any case. */
     static SsdImpl parse(String value) {
-        String v = value.trim();
-        try {
-            return valueOf(v.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("-D" + PROPERTY + " must be auto, scan or chunked, got '" + v + "'", e);
-        }
+        return EnumChoice.parse(SsdImpl.class, value, "-D" + PROPERTY);
     }
 }
