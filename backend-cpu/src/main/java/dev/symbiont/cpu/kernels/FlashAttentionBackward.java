@@ -57,8 +57,10 @@ public final class FlashAttentionBackward {
         int splits = Math.max(1, Math.min(wanted, keyBlocks));
         int groupRows = dims.group() * sq;
         float[][] partial = splits > 1 ? new float[kvCount * splits][] : null;
-        // every key block rereads dO and adds into dQ: both in rows back to back (see HeadRows.packed)
-        HeadRows dO = FlashAttention.rereadEnough(keyBlocks) ? gradOut.packed(dims.batch(), heads, sq, d) : gradOut;
+        // every key block rereads q and dO and adds into dQ: all three in rows back to back (see HeadRows.packed)
+        boolean pack = FlashAttention.rereadEnough(keyBlocks);
+        HeadRows qRows = pack ? q.packed(dims.batch(), heads, sq, d) : q;
+        HeadRows dO = pack ? gradOut.packed(dims.batch(), heads, sq, d) : gradOut;
         HeadRows dqRows = partial != null || dq.isPacked(heads, sq, d) ? dq
                 : HeadRows.contiguous(new float[dims.batch() * heads * sq * d], heads, sq, d);
         Parallel.forRange(kvCount * splits, 1, (from, to) -> {
@@ -73,7 +75,7 @@ public final class FlashAttentionBackward {
                     tb = th = 0;
                 }
                 for (int kb = split; kb < keyBlocks; kb += splits) {
-                    keyBlock(tm, dims, q, k, v, mask, causal, scale, dO, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
+                    keyBlock(tm, dims, qRows, k, v, mask, causal, scale, dO, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
                 }
             }
         });
