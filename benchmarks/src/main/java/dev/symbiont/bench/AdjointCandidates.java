@@ -22,7 +22,7 @@ final class AdjointCandidates {
         THREE_LOOPS("scalar, three loops per row (before)", 0),
         VECTOR_256("vector, 256-channel blocks", 256),
         VECTOR_FOUR_ROWS("vector, four rows per step, carry in registers", 0),
-        VECTOR_REGS_32("vector, 32 channels walked whole, carry in registers", 32);
+        VECTOR_REGS("vector, four vectors of channels walked whole, carry in registers", 4 * L);
 
         private final String label;
         private final int block;
@@ -44,7 +44,7 @@ final class AdjointCandidates {
                     case THREE_LOOPS -> threeLoops(len, inner, base, i0, i1, a, g, h, da, db);
                     case VECTOR_256 -> vectorRow(len, inner, base, i0, i1, a, g, h, da, db);
                     case VECTOR_FOUR_ROWS -> vectorFourRows(len, inner, base, i0, i1, a, g, h, da, db);
-                    case VECTOR_REGS_32 -> vectorRegs32(len, inner, base, i0, a, g, h, da, db);
+                    case VECTOR_REGS -> vectorRegs(len, inner, base, i0, a, g, h, da, db);
                 }
             }
         });
@@ -111,7 +111,7 @@ final class AdjointCandidates {
         java.util.Arrays.fill(da, base + i0, base + i1, 0f);
     }
 
-    private static void vectorRegs32(int len, int inner, int base, int i0, float[] a, float[] g, float[] h, float[] da, float[] db) {
+    private static void vectorRegs(int len, int inner, int base, int i0, float[] a, float[] g, float[] h, float[] da, float[] db) {
         int last = base + (len - 1) * inner + i0;
         FloatVector g0 = FloatVector.fromArray(S, g, last), g1 = FloatVector.fromArray(S, g, last + L),
                 g2 = FloatVector.fromArray(S, g, last + 2 * L), g3 = FloatVector.fromArray(S, g, last + 3 * L);
