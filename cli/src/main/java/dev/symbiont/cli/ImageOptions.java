@@ -77,7 +77,7 @@ final class ImageOptions {
     Schedule schedule(ParseResult parsed, TrainCommand c) {
         ImageOptimizer o = optimizer(parsed, c);
         return new Schedule(parsed.hasMatchedOption("--out") ? c.out.toString() : "runs/fashion-mnist",
-                parsed.hasMatchedOption("--steps") ? c.steps : 2000,
+                parsed.hasMatchedOption("--steps") ? c.steps : 3000,
                 parsed.hasMatchedOption("--minutes") ? c.minutes : 10,
                 parsed.hasMatchedOption("--batch") ? c.batch : 128,
                 parsed.hasMatchedOption("--lr") ? c.lr : o.defaultLr(),

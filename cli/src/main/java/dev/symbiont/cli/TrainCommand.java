@@ -36,7 +36,7 @@ import java.util.Map;
  */
 @Command(name = "train", description = {"Train a character-level language model (GPT, Mamba, Mamba-2 or MoE) on a text corpus, or with "
         + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
-        "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 2000, --batch 128, --eval-every 250, --minutes 10, "
+        "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 3000, --batch 128, --eval-every 250, --minutes 10, "
                 + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
 final class TrainCommand implements Runnable {
     @Spec
