@@ -189,6 +189,8 @@ public final class VectorGemm implements Gemm {
                 int kc = Math.min(KC, pr.k - pc);
                 if (pr.bCs == 1) {
                     VectorPacking.packB(pr.b, pr.bOff, pr.bRs, pc, kc, jc, nc, 0, panels, bBuf);
+                } else if (pr.bRs == 1 && VectorPacking.TRANSPOSES) {
+                    VectorPacking.packBTransposed(pr.b, pr.bOff, pr.bCs, pc, kc, jc, nc, 0, panels, bBuf);
                 } else {
                     GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
                 }

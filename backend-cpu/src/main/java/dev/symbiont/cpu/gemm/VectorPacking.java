@@ -1,6 +1,7 @@
 package dev.symbiont.cpu.gemm;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -23,6 +24,10 @@ import static dev.symbiont.cpu.gemm.VectorGemmKernels.SPECIES;
  *   <li>Transposed A (row stride 1: the gᵀ of a weight gradient): the MR rows of a k step are
  *       MR adjacent floats, one short vector copy instead of an {@code arraycopy} call each.</li>
  *   <li>Row-major B (column stride 1): each k step of a full panel is two vector copies.</li>
+ *   <li>Column-major B (row stride 1: the Bᵀ of an A·Bᵀ product whose operands both run along
+ *       k, as the Winograd weight gradient's dM·Vᵀ), AVX-512 only: eight columns × 16 k-steps
+ *       at a time through the same transpose as row-major A, each result vector's two k-steps
+ *       stored as two masked halves one panel row apart.</li>
  * </ul>
  * A partial last panel and the k-steps past the last multiple of L are packed by the scalar
  * code, in the same layout.
@@ -32,6 +37,10 @@ final class VectorPacking {
 
     /** Whether row-major A is transposed with vectors here: the 8-row tile on 16-lane vectors (AVX-512). */
     static final boolean TRANSPOSES = L == 16 && MR == 8;
+
+    /** The low and the high eight lanes: two k-steps of eight B columns, stored one panel row apart. */
+    private static final VectorMask<Float> LOW8 = VectorMask.fromLong(SPECIES, 0x00FFL),
+            HIGH8 = VectorMask.fromLong(SPECIES, 0xFF00L);
 
     /** MR lanes: one k step of a transposed A panel. */
     private static final VectorSpecies<Float> ROW_STEP = VectorSpecies.of(float.class, VectorShape.forBitSize(MR * Float.SIZE));
@@ -109,8 +118,35 @@ final class VectorPacking {
         if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, rs, 1, p0, kc, j0, nc, NR, last, q1, dst);
     }
 
-    /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]. */
+    /**
+     * As {@link #packB}, for B with row stride 1 and column stride cs (stored transposed): each
+     * full panel's columns are transposed eight at a time, 16 k-steps per transpose; the k-steps
+     * past the last multiple of 16 and a partial last panel are packed by scalar code. Requires
+     * {@link #TRANSPOSES}.
+     */
+    static void packBTransposed(float[] b, int bOff, int cs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
+        int last = q1;
+        if (q1 * NR > nc) last = q1 - 1; // the partial panel
+        int whole = kc - kc % L;
+        for (int q = q0; q < last; q++) {
+            int base = q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
+            for (int g = 0; g < NR; g += 8) {
+                for (int p = 0; p < whole; p += L) transpose8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
+            }
+            for (int j = 0; j < NR; j++) {
+                for (int p = whole, src = first + j * cs; p < kc; p++) dst[base + p * NR + j] = b[src + p];
+            }
+        }
+        if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, 1, cs, p0, kc, j0, nc, NR, last, q1, dst);
+    }
+
+    /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]: one 8-row A panel's 16 k-steps. */
     private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d) {
+        transpose8x16(a, s, rs, dst, d, 8);
+    }
+
+    /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·ld + r]. */
+    private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d, int ld) {
         FloatVector r0 = FloatVector.fromArray(SPECIES, a, s), r1 = FloatVector.fromArray(SPECIES, a, s + rs);
         FloatVector r2 = FloatVector.fromArray(SPECIES, a, s + 2 * rs), r3 = FloatVector.fromArray(SPECIES, a, s + 3 * rs);
         FloatVector r4 = FloatVector.fromArray(SPECIES, a, s + 4 * rs), r5 = FloatVector.fromArray(SPECIES, a, s + 5 * rs);
@@ -126,13 +162,23 @@ final class VectorPacking {
         FloatVector w0 = I2_LO.selectFrom(t45l, t67l), w1 = I2_HI.selectFrom(t45l, t67l);
         FloatVector w2 = I2_LO.selectFrom(t45h, t67h), w3 = I2_HI.selectFrom(t45h, t67h);
         // round 3: rows 0-3 with rows 4-7 → eight rows × two k-steps per vector, in panel order
-        I4_LO.selectFrom(u0, w0).intoArray(dst, d);
-        I4_HI.selectFrom(u0, w0).intoArray(dst, d + 16);
-        I4_LO.selectFrom(u1, w1).intoArray(dst, d + 32);
-        I4_HI.selectFrom(u1, w1).intoArray(dst, d + 48);
-        I4_LO.selectFrom(u2, w2).intoArray(dst, d + 64);
-        I4_HI.selectFrom(u2, w2).intoArray(dst, d + 80);
-        I4_LO.selectFrom(u3, w3).intoArray(dst, d + 96);
-        I4_HI.selectFrom(u3, w3).intoArray(dst, d + 112);
+        twoSteps(I4_LO.selectFrom(u0, w0), dst, d, ld);
+        twoSteps(I4_HI.selectFrom(u0, w0), dst, d + 2 * ld, ld);
+        twoSteps(I4_LO.selectFrom(u1, w1), dst, d + 4 * ld, ld);
+        twoSteps(I4_HI.selectFrom(u1, w1), dst, d + 6 * ld, ld);
+        twoSteps(I4_LO.selectFrom(u2, w2), dst, d + 8 * ld, ld);
+        twoSteps(I4_HI.selectFrom(u2, w2), dst, d + 10 * ld, ld);
+        twoSteps(I4_LO.selectFrom(u3, w3), dst, d + 12 * ld, ld);
+        twoSteps(I4_HI.selectFrom(u3, w3), dst, d + 14 * ld, ld);
+    }
+
+    /** Eight values of two k-steps each: one store where the steps are adjacent (ld 8), else a masked half at each. */
+    private static void twoSteps(FloatVector v, float[] dst, int at, int ld) {
+        if (ld == 8) {
+            v.intoArray(dst, at);
+        } else {
+            v.intoArray(dst, at, LOW8);
+            v.intoArray(dst, at + ld - 8, HIGH8);
+        }
     }
 }

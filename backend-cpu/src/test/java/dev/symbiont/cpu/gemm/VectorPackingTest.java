@@ -70,6 +70,28 @@ class VectorPackingTest {
         }
     }
 
+    @Test
+    void should_pack_column_major_b_panels_exactly_like_the_scalar_packer() {
+        Assumptions.assumeTrue(VectorPacking.TRANSPOSES, "needs a transpose for this tile and vector width");
+        Random rnd = new Random(10);
+        for (int nc : new int[] {1, 7, NR - 1, NR, NR + 1, 2 * NR + 3, 3 * NR}) {
+            int panels = (nc + NR - 1) / NR;
+            // the leading dimension (B's column stride) is the block's depth, a few more, or much more
+            for (int kc : new int[] {1, 5, 15, 16, 17, 33, 112, 256}) {
+                for (int ldb : new int[] {kc + 2, kc + 9, 517}) {
+                    float[] b = random(3 + 2 + (5 + nc) * ldb + kc, rnd);
+                    for (int q0 : new int[] {0, panels - 1}) { // all panels, or the last one alone
+                        float[] expected = new float[panels * NR * kc], actual = new float[panels * NR * kc];
+                        Arrays.fill(actual, q0 * NR * kc, actual.length, Float.NaN);
+                        GemmPacking.packB(b, 3, 1, ldb, 2, kc, 5, nc, NR, q0, panels, expected);
+                        VectorPacking.packBTransposed(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual);
+                        assertArrayEquals(expected, actual, "nc=" + nc + " kc=" + kc + " ldb=" + ldb + " panels from " + q0);
+                    }
+                }
+            }
+        }
+    }
+
     private static float[] panels(int mc, int kc) {
         return new float[(mc + MR - 1) / MR * MR * kc];
     }
