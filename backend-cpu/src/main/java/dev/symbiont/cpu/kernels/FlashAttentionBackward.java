@@ -67,7 +67,7 @@ public final class FlashAttentionBackward {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
                 int kv = item / splits, split = item % splits;
-                // dQ rows of the kv head's query heads g = 0 .. group − 1: dqRows', or this task's partial (group, sq, d)
+                // dQ rows of the kv head's query heads g = 0 .. group − 1: dqRows, or this task's partial (group, sq, d)
                 HeadRows target = dqRows;
                 int tb = kv / dims.kvHeads(), th = kv % dims.kvHeads() * dims.group();
                 if (partial != null) {
