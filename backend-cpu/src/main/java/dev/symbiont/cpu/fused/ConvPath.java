@@ -4,7 +4,6 @@ import dev.symbiont.core.EnumChoice;
 import dev.symbiont.core.fused.conv.ConvGeometry;
 import dev.symbiont.cpu.kernels.WinogradConv;
 
-
 /**
  * How {@link CpuConv} computes a dense (non-depthwise) convolution, by the name the
  * {@value #PROPERTY} property uses: {@code auto} (the default) picks Winograd F(2×2, 3×3) where it

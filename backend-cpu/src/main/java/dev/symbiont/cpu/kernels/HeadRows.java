@@ -1,5 +1,6 @@
 package dev.symbiont.cpu.kernels;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 
 /**
@@ -36,18 +37,9 @@ public record HeadRows(float[] data, int offset, int batchStride, int headStride
         if (isPacked(heads, rows, cols)) {
             return this;
         }
-        float[] to = new float[batch * heads * rows * cols];
-        Parallel.forRange(batch * heads * rows, Parallel.rowGrain(cols), (from, end) -> {
-            for (int r = from; r < end; r++) {
-                int src = row(r / (heads * rows), r / rows % heads, r % rows), dst = r * cols;
-                if (colStride == 1) {
-                    System.arraycopy(data, src, to, dst, cols);
-                } else {
-                    for (int c = 0; c < cols; c++) to[dst + c] = data[src + c * colStride];
-                }
-            }
-        });
-        return contiguous(to, heads, rows, cols);
+        Layout layout = new Layout(new int[] {batch, heads, rows, cols},
+                new int[] {batchStride, headStride, rowStride, colStride}, offset);
+        return contiguous((float[]) StridedCopy.toContiguous(data, DType.FLOAT32, layout), heads, rows, cols);
     }
 
     /** {@code data} read through a 4-D layout's offset and strides. */
