@@ -6,6 +6,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.fused.linear.Linears;
 import dev.symbiont.core.fused.scan.Scans;
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +95,24 @@ class CpuUnzeroedOutputsTest {
                 return new Tensor[] {h, a.grad(), b.grad()};
             }, n);
         }
+    }
+
+    @Test
+    void linearOverwritesItsOutputAndGradients() {
+        Tensor x, w, bias, gradY;
+        try (var use = Backends.use(cpu)) {
+            x = Tensor.randn(g, 64, 96).requiresGrad(true);
+            w = Tensor.randn(g, 80, 96).requiresGrad(true);
+            bias = Tensor.randn(g, 80).requiresGrad(true);
+            gradY = Tensor.randn(g, 64, 80);
+        }
+        assertWritesEveryElement("linear", () -> {
+            x.zeroGrad();
+            w.zeroGrad();
+            bias.zeroGrad();
+            Tensor y = Linears.linear(x, w, bias);
+            y.backward(gradY);
+            return new Tensor[] {y, x.grad(), w.grad(), bias.grad()};
+        }, 64 * 80, 64 * 96, 80 * 96);
     }
 }

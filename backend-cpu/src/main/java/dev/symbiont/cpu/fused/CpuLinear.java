@@ -46,7 +46,7 @@ public final class CpuLinear implements LinearKernels {
         Rows xs = io.rows(OP, x, rows, in);
         Layout wl = weight.layout();
         float[] w = HeapStorage.floats(OP, weight.storage(), wl);
-        HeapStorage y = io.newFloats(rows * out);
+        HeapStorage y = io.emptyFloats(rows * out); // the GEMM writes every element (k = in > 0)
         // B = Wᵀ: B(p, j) = W[j, p]
         if (bias == null) {
             gemm.sgemm(rows, out, in, xs.data(), xs.offset(), xs.stride(), 1,
@@ -70,7 +70,7 @@ public final class CpuLinear implements LinearKernels {
         Tensor gx = null, gw = null, gb = null;
         if (input) {
             float[] w = HeapStorage.floats(OP, weight.storage(), wl);
-            HeapStorage dx = io.newFloats(rows * in);
+            HeapStorage dx = io.emptyFloats(rows * in);
             gemm.sgemm(rows, in, out, g.data(), g.offset(), g.stride(), 1,
                     w, wl.offset(), wl.stride(0), wl.stride(1), dx.floats(), 0, in);
             gx = Tensor.of(dx, rows, in);
@@ -78,7 +78,7 @@ public final class CpuLinear implements LinearKernels {
         HeapStorage db = bias ? io.newFloats(out) : null;
         if (weightGrad) {
             Rows xs = io.rows(OP, x, rows, in);
-            HeapStorage dw = io.newFloats(out * in);
+            HeapStorage dw = io.emptyFloats(out * in);
             // A = gᵀ: A(i, p) = g[p, i]; its row sums are the bias gradient
             if (bias) {
                 gemm.sgemmRowSums(out, in, rows, g.data(), g.offset(), 1, g.stride(),

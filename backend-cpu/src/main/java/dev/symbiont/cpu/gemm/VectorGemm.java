@@ -1,11 +1,11 @@
 package dev.symbiont.cpu.gemm;
 
 import dev.symbiont.cpu.CpuThreads;
+import dev.symbiont.cpu.TaskRunner;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveAction;
 
 /**
  * Vector-API GEMM in the BLIS/GotoBLAS layout.
@@ -23,7 +23,7 @@ import java.util.concurrent.RecursiveAction;
  * per block and makes each core read half its panels from the other core's cache, and ran
  * at about half the speed on two cores. Small problems run on the calling thread;
  * {@link #sgemmBatched} runs small problems in parallel across the batch. All threads come
- * from {@link CpuThreads#pool()}.
+ * from {@link CpuThreads#team()}.
  */
 public final class VectorGemm implements Gemm {
 
@@ -52,17 +52,22 @@ public final class VectorGemm implements Gemm {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    private final ForkJoinPool pool;
+    private final TaskRunner runner;
     private final int threads;
 
-    VectorGemm(ForkJoinPool pool) {
-        this.pool = pool;
-        this.threads = pool.getParallelism();
+    VectorGemm(TaskRunner runner) {
+        this.runner = runner;
+        this.threads = runner.parallelism();
     }
 
-    /** A VectorGemm on the shared CPU pool. Callers should check {@link VectorSupport} first. */
+    /** A VectorGemm on a pool of its own (tests: a thread count other than the machine's). */
+    VectorGemm(ForkJoinPool pool) {
+        this(TaskRunner.of(pool));
+    }
+
+    /** A VectorGemm on the shared CPU team. Callers should check {@link VectorSupport} first. */
     static VectorGemm create() {
-        return new VectorGemm(CpuThreads.pool());
+        return new VectorGemm(CpuThreads.team());
     }
 
     @Override
@@ -121,7 +126,7 @@ public final class VectorGemm implements Gemm {
         if (threads == 1 || pr.flops() < PARALLEL_FLOPS) {
             sequential(pr);
         } else {
-            pool.invoke(new Parallel(pr, threads));
+            parallel(pr);
         }
     }
 
@@ -155,11 +160,11 @@ public final class VectorGemm implements Gemm {
         } else if (batch < 2 * threads && flops >= PARALLEL_FLOPS) {
             // too few problems to keep every core busy: split each one instead
             for (Problem pr : problems) {
-                pool.invoke(new Parallel(pr, threads));
+                parallel(pr);
             }
         } else {
-            // across the batch: no packing duplicated, one fork/join for the lot
-            pool.invoke(new BatchSlice(problems, 0, batch));
+            // across the batch: no packing duplicated, one job for the lot, each entry a task
+            runner.run(batch, t -> sequential(problems[t]));
         }
     }
 
@@ -273,70 +278,59 @@ public final class VectorGemm implements Gemm {
     /**
      * One large product cut into one rectangle of C per thread. Each rectangle packs its own
      * A and B blocks: no barrier between packing and compute, no packed panel read across
-     * cores, one fork/join per call. The price — A packed once per column part, B once per
+     * cores, one job per call. The price — A packed once per column part, B once per
      * row part — is O((m+n)·k) against O(m·n·k) of compute.
      */
-    private static final class Parallel extends RecursiveAction {
-        private final Problem pr;
-        private final int threads;
-
-        Parallel(Problem pr, int threads) {
-            this.pr = pr;
-            this.threads = threads;
+    private void parallel(Problem pr) {
+        int mPanels = ceilDiv(pr.m, MR), nPanels = ceilDiv(pr.n, NR);
+        Split split = Split.of(mPanels, nPanels, pr.k, threads);
+        if (split.kParts > 1) {
+            splitK(pr, split.kParts);
+            return;
         }
-
-        @Override
-        protected void compute() {
-            int mPanels = ceilDiv(pr.m, MR), nPanels = ceilDiv(pr.n, NR);
-            Split split = Split.of(mPanels, nPanels, pr.k, threads);
-            if (split.kParts > 1) {
-                splitK(split.kParts);
-                return;
-            }
-            List<RecursiveAction> tasks = new ArrayList<>(threads);
-            for (int ti = 0; ti < split.rowParts; ti++) {
-                int r0 = Math.min(pr.m, mPanels * ti / split.rowParts * MR);
-                int r1 = Math.min(pr.m, mPanels * (ti + 1) / split.rowParts * MR);
-                for (int tj = 0; tj < split.colParts; tj++) {
-                    int c0 = Math.min(pr.n, nPanels * tj / split.colParts * NR);
-                    int c1 = Math.min(pr.n, nPanels * (tj + 1) / split.colParts * NR);
-                    if (r0 < r1 && c0 < c1) {
-                        tasks.add(action(() -> rectangle(pr, r0, r1, c0, c1)));
-                    }
+        List<int[]> rects = new ArrayList<>(threads);
+        for (int ti = 0; ti < split.rowParts; ti++) {
+            int r0 = Math.min(pr.m, mPanels * ti / split.rowParts * MR);
+            int r1 = Math.min(pr.m, mPanels * (ti + 1) / split.rowParts * MR);
+            for (int tj = 0; tj < split.colParts; tj++) {
+                int c0 = Math.min(pr.n, nPanels * tj / split.colParts * NR);
+                int c1 = Math.min(pr.n, nPanels * (tj + 1) / split.colParts * NR);
+                if (r0 < r1 && c0 < c1) {
+                    rects.add(new int[] {r0, r1, c0, c1});
                 }
             }
-            invokeAll(tasks);
         }
+        runner.run(rects.size(), t -> {
+            int[] r = rects.get(t);
+            rectangle(pr, r[0], r[1], r[2], r[3]);
+        });
+    }
 
-        /**
-         * The k-deep product with a small C (a weight gradient gᵀ·x): part t multiplies the k
-         * slice [k·t/parts, k·(t+1)/parts) into a C of its own — part 0 into C itself, with the
-         * bias and the row sums — and the partial Cs (and sums) are added to C in part order
-         * after the join, so the result depends on the thread count only, never on timing.
-         */
-        private void splitK(int parts) {
-            Problem[] slices = new Problem[parts];
-            List<RecursiveAction> tasks = new ArrayList<>(parts);
-            for (int t = 0; t < parts; t++) {
-                int k0 = (int) ((long) pr.k * t / parts), k1 = (int) ((long) pr.k * (t + 1) / parts);
-                boolean first = t == 0;
-                Problem slice = new Problem(pr.m, pr.n, k1 - k0,
-                        pr.a, pr.aOff + k0 * pr.aCs, pr.aRs, pr.aCs, pr.b, pr.bOff + k0 * pr.bRs, pr.bRs, pr.bCs,
-                        first ? pr.c : new float[pr.m * pr.n], first ? pr.cOff : 0, first ? pr.ldc : pr.n,
-                        first ? pr.bias : null, pr.biasOff,
-                        first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0);
-                slices[t] = slice;
-                tasks.add(action(() -> rectangle(slice, 0, slice.m, 0, slice.n)));
+    /**
+     * The k-deep product with a small C (a weight gradient gᵀ·x): part t multiplies the k
+     * slice [k·t/parts, k·(t+1)/parts) into a C of its own — part 0 into C itself, with the
+     * bias and the row sums — and the partial Cs (and sums) are added to C in part order
+     * after the job, so the result depends on the thread count only, never on timing.
+     */
+    private void splitK(Problem pr, int parts) {
+        Problem[] slices = new Problem[parts];
+        for (int t = 0; t < parts; t++) {
+            int k0 = (int) ((long) pr.k * t / parts), k1 = (int) ((long) pr.k * (t + 1) / parts);
+            boolean first = t == 0;
+            slices[t] = new Problem(pr.m, pr.n, k1 - k0,
+                    pr.a, pr.aOff + k0 * pr.aCs, pr.aRs, pr.aCs, pr.b, pr.bOff + k0 * pr.bRs, pr.bRs, pr.bCs,
+                    first ? pr.c : new float[pr.m * pr.n], first ? pr.cOff : 0, first ? pr.ldc : pr.n,
+                    first ? pr.bias : null, pr.biasOff,
+                    first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0);
+        }
+        runner.run(parts, t -> rectangle(slices[t], 0, slices[t].m, 0, slices[t].n));
+        for (int t = 1; t < parts; t++) {
+            float[] partial = slices[t].c;
+            for (int i = 0; i < pr.m; i++) {
+                for (int j = 0, d = pr.cOff + i * pr.ldc, s = i * pr.n; j < pr.n; j++) pr.c[d + j] += partial[s + j];
             }
-            invokeAll(tasks);
-            for (int t = 1; t < parts; t++) {
-                float[] partial = slices[t].c;
-                for (int i = 0; i < pr.m; i++) {
-                    for (int j = 0, d = pr.cOff + i * pr.ldc, s = i * pr.n; j < pr.n; j++) pr.c[d + j] += partial[s + j];
-                }
-                if (pr.sums != null) {
-                    for (int i = 0; i < pr.m; i++) pr.sums[pr.sumsOff + i] += slices[t].sums[i];
-                }
+            if (pr.sums != null) {
+                for (int i = 0; i < pr.m; i++) pr.sums[pr.sumsOff + i] += slices[t].sums[i];
             }
         }
     }
@@ -377,30 +371,6 @@ public final class VectorGemm implements Gemm {
                 }
             }
             return best;
-        }
-    }
-
-    /** A run of batch entries, halved until one slice per thread remains; each entry runs sequentially. */
-    private static final class BatchSlice extends RecursiveAction {
-        private final Problem[] problems;
-        private final int from, to;
-
-        BatchSlice(Problem[] problems, int from, int to) {
-            this.problems = problems;
-            this.from = from;
-            this.to = to;
-        }
-
-        @Override
-        protected void compute() {
-            if (to - from > 1 && getSurplusQueuedTaskCount() <= 1) {
-                int mid = (from + to) >>> 1;
-                invokeAll(new BatchSlice(problems, from, mid), new BatchSlice(problems, mid, to));
-            } else {
-                for (int t = from; t < to; t++) {
-                    sequential(problems[t]);
-                }
-            }
         }
     }
 
@@ -450,15 +420,6 @@ public final class VectorGemm implements Gemm {
             }
             return b;
         }
-    }
-
-    private static RecursiveAction action(Runnable body) {
-        return new RecursiveAction() {
-            @Override
-            protected void compute() {
-                body.run();
-            }
-        };
     }
 
     private static int roundUp(int x, int to) {

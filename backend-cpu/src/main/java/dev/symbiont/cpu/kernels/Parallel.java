@@ -2,14 +2,12 @@ package dev.symbiont.cpu.kernels;
 
 import dev.symbiont.cpu.CpuThreads;
 
-import java.util.concurrent.RecursiveAction;
-
 /**
- * Splits a range of work items over {@link CpuThreads#pool()}, the one pool the backend
+ * Splits a range of work items over {@link CpuThreads#team()}, the threads the backend
  * shares. Work below the grain runs on the calling thread, so small tensors never pay for a
  * fork/join; larger work is cut into at most two chunks per thread, each at least a grain.
  *
- * <p>Chunk boundaries depend only on {@code n}, the grain and the pool size, so kernels that
+ * <p>Chunk boundaries depend only on {@code n}, the grain and the team's size, so kernels that
  * combine per-chunk partial results (norm weight gradients) are deterministic.
  */
 public final class Parallel {
@@ -56,34 +54,11 @@ public final class Parallel {
             body.run(0, 0, n);
             return;
         }
-        CpuThreads.pool().invoke(new Split(body, n, chunks, 0, chunks));
+        CpuThreads.team().run(chunks, c -> body.run(c, start(n, chunks, c), start(n, chunks, c + 1)));
     }
 
     /** Start of chunk {@code c} when {@code n} items are cut into {@code chunks} even shares. */
     static int start(int n, int chunks, int c) {
         return (int) ((long) n * c / chunks);
-    }
-
-    private static final class Split extends RecursiveAction {
-        private final ChunkBody body;
-        private final int n, chunks, lo, hi;
-
-        Split(ChunkBody body, int n, int chunks, int lo, int hi) {
-            this.body = body;
-            this.n = n;
-            this.chunks = chunks;
-            this.lo = lo;
-            this.hi = hi;
-        }
-
-        @Override
-        protected void compute() {
-            if (hi - lo == 1) {
-                body.run(lo, start(n, chunks, lo), start(n, chunks, hi));
-                return;
-            }
-            int mid = (lo + hi) >>> 1;
-            invokeAll(new Split(body, n, chunks, lo, mid), new Split(body, n, chunks, mid, hi));
-        }
     }
 }
