@@ -62,7 +62,7 @@ final class ElementLoops {
     }
 
     private static void log(float[] x, int xo, float[] out, int oo, int n) {
-        for (int i = 0; i < n; i += L) load(x, xo + i).lanewise(VectorOperators.LOG).intoArray(out, oo + i);
+        for (int i = 0; i < n; i += L) VectorMath.log(load(x, xo + i)).intoArray(out, oo + i);
     }
 
     private static void sqrt(float[] x, int xo, float[] out, int oo, int n) {
@@ -74,7 +74,7 @@ final class ElementLoops {
     }
 
     private static void tanh(float[] x, int xo, float[] out, int oo, int n) {
-        for (int i = 0; i < n; i += L) load(x, xo + i).lanewise(VectorOperators.TANH).intoArray(out, oo + i);
+        for (int i = 0; i < n; i += L) VectorMath.tanh(load(x, xo + i)).intoArray(out, oo + i);
     }
 
     private static void sigmoid(float[] x, int xo, float[] out, int oo, int n) {
@@ -108,7 +108,7 @@ final class ElementLoops {
     private static void softplus(float[] x, int xo, float[] out, int oo, int n) {
         for (int i = 0; i < n; i += L) {
             FloatVector v = load(x, xo + i);
-            FloatVector y = v.max(ZERO).add(VectorMath.exp(v.abs().neg()).lanewise(VectorOperators.LOG1P));
+            FloatVector y = v.max(ZERO).add(VectorMath.log1p(VectorMath.exp(v.abs().neg())));
             y.blend(v, v.compare(VectorOperators.GT, SOFTPLUS_THRESHOLD)).intoArray(out, oo + i);
         }
     }

@@ -20,9 +20,10 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  *
  * <p>Numerics follow the reference within a few ulps: sigmoid uses the overflow-free
  * split at 0, and GELU (tanh) is computed as x·sigmoid(2u), which equals
- * 0.5·x·(1 + tanh u) but keeps its precision for x ≪ 0. exp — the EXP op and inside
- * sigmoid, SiLU, softplus, erf and GELU — is {@link VectorMath}'s polynomial (2 ulps); LOG,
- * TANH and softplus's log1p are the Vector API's (the JDK's vector math library).
+ * 0.5·x·(1 + tanh u) but keeps its precision for x ≪ 0. Every transcendental — exp (the EXP
+ * op and inside sigmoid, SiLU, softplus, erf and GELU), LOG, TANH and softplus's log1p — is
+ * {@link VectorMath}'s polynomial, which gives the same bits compiled or interpreted; the
+ * Vector API's own operators do not.
  */
 public final class VectorElementwise {
     private VectorElementwise() {}
