@@ -39,10 +39,12 @@ public final class VectorGemm implements Gemm {
      */
     static final int NC = 512;
     /**
-     * Below this many flops (2mnk) a fork/join round trip (~20 µs measured on the shared
-     * pool) costs more than a second core saves.
+     * Below this many flops (2mnk) a second core saves less than splitting C costs (each part
+     * packs its own operands). Measured on the team, Zen 4, 2 cores: 96³ ran 1.5× faster split,
+     * 128³ 1.3×, 64³ anywhere from 0.8× to 1.3×, 48³ slower. (On the ForkJoinPool, whose round
+     * trip cost ~20–70 µs, the threshold was 144³.)
      */
-    static final long PARALLEL_FLOPS = 2L * 144 * 144 * 144;
+    static final long PARALLEL_FLOPS = 2L * 96 * 96 * 96;
 
     /**
      * Products at least this deep may be cut along k (see {@link Split}): each of two slices then
