@@ -52,59 +52,46 @@ public final class MemoryTracker {
     public MemoryTracker(long minTrackedBytes) { this.minTrackedBytes = minTrackedBytes; }
 
     /**
-     * The handle a storage keeps; releasing it (once) gives its bytes back and runs its
-     * {@code onFree}. It holds no reference to the owner but a weak one, so {@code onFree} (which
-     * may own the buffer, to recycle it) never keeps the owner alive.
+     * The handle a storage keeps; releasing it (once) gives its bytes back. It holds the owner
+     * only weakly and nothing else of it — not its buffer — so an unreleased buffer dies with its
+     * owner, in the same collection.
      */
     private final class Allocation extends WeakReference<Object> implements Cleaner.Cleanable {
         private final long bytes;
-        private final Runnable onFree;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        private Allocation(Object owner, long bytes, Runnable onFree) {
+        private Allocation(Object owner, long bytes) {
             super(owner, COLLECTED);
             this.bytes = bytes;
-            this.onFree = onFree;
         }
 
         /** An explicit release: the owner says nobody reads the buffer any more. */
         @Override
-        public void clean() { free(true); }
+        public void clean() { free(); }
 
-        /**
-         * The owner was found unreachable: its bytes return, but {@code onFree} does not run. The
-         * buffer may still be read — a kernel looping over the bare array of a temporary keeps no
-         * storage reachable — so a pool handing it to another op would corrupt both.
-         */
-        void collected() { free(false); }
+        /** The owner was found unreachable: its bytes return. */
+        void collected() { free(); }
 
-        private void free(boolean runOnFree) {
+        private void free() {
             if (released.compareAndSet(false, true)) {
                 allocated.addAndGet(-bytes);
                 LIVE.remove(this);
-                if (runOnFree && onFree != null) onFree.run();
             }
         }
     }
 
-    /** Records an allocation owned by {@code owner}; the bytes return when the owner is unreachable. */
-    public Cleaner.Cleanable track(Object owner, long bytes) { return track(owner, bytes, null); }
-
     /**
-     * Records an allocation owned by {@code owner} and runs {@code onFree} once when it is released
-     * or the owner is found unreachable (a buffer pool takes the array back there). With an
-     * {@code onFree} a buffer under the size floor is watched too, but its bytes are not counted.
+     * Records an allocation of {@code bytes} owned by {@code owner}; the bytes return when the
+     * handle is cleaned or the owner is found unreachable. Buffers under the size floor are not
+     * tracked (the handle does nothing).
      */
-    public Cleaner.Cleanable track(Object owner, long bytes, Runnable onFree) {
-        boolean counted = bytes >= minTrackedBytes;
-        if (!counted && onFree == null) return UNTRACKED;
-        if (counted && EXACT_SCOPES.get() > 0) collectGarbage();
-        Allocation allocation = new Allocation(owner, counted ? bytes : 0, onFree);
+    public Cleaner.Cleanable track(Object owner, long bytes) {
+        if (bytes < minTrackedBytes) return UNTRACKED;
+        if (EXACT_SCOPES.get() > 0) collectGarbage();
+        Allocation allocation = new Allocation(owner, bytes);
         LIVE.add(allocation);
-        if (counted) {
-            long now = allocated.addAndGet(bytes);
-            peak.accumulateAndGet(now, Math::max);
-        }
+        long now = allocated.addAndGet(bytes);
+        peak.accumulateAndGet(now, Math::max);
         return allocation;
     }
 
@@ -137,9 +124,6 @@ public final class MemoryTracker {
                 ((Allocation) COLLECTED.remove()).collected();
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException e) {
-                // an onFree that failed must not stop the bytes of every later buffer from returning
-                System.getLogger("dev.symbiont.memory").log(System.Logger.Level.WARNING, "a buffer's release action failed", e);
             }
         }
     }

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 /**
  * The heap backends' buffer pool: which arrays it keeps (dtype and exact length, none below
  * its minimum, never more idle bytes than its cap), that released storages give their arrays
- * back and collected ones only their bytes, that only a caller asking for an unzeroed buffer sees old values, that
+ * back and collected ones only their bytes (their arrays dying with them), that only a caller asking for an unzeroed buffer sees old values, that
  * wrapped arrays and poisoned releases are never recycled, and that the memory accounting still
  * counts live storages only.
  */
@@ -131,6 +131,14 @@ class BufferPoolTest {
         assertEquals(0, pool.idleBytes());
         array[0] = 1f;
         assertNotSame(array, take(pool, N, false).floats());
+    }
+
+    @Test
+    void anUnreleasedStoragesArrayDiesInTheSameCollectionAsTheStorage() {
+        BufferPool pool = new BufferPool(1 << 24);
+        java.lang.ref.WeakReference<float[]> array = new java.lang.ref.WeakReference<>(take(pool, N, false).floats());
+        System.gc(); // one full collection: nothing but the dead storage may hold the array
+        assertTrue(array.refersTo(null), "a pooled array outlived its unreleased storage's collection");
     }
 
     @Test
