@@ -5,7 +5,7 @@ import dev.symbiont.cpu.CpuThreads;
 /**
  * Splits a range of work items over {@link CpuThreads#team()}, the threads the backend
  * shares. Work below the grain runs on the calling thread, so small tensors never pay for a
- * fork/join; larger work is cut into at most two chunks per thread, each at least a grain.
+ * parallel job; larger work is cut into at most two chunks per thread, each at least a grain.
  *
  * <p>Chunk boundaries depend only on {@code n}, the grain and the team's size, so kernels that
  * combine per-chunk partial results (norm weight gradients) are deterministic.

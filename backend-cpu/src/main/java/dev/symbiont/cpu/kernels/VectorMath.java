@@ -84,8 +84,7 @@ final class VectorMath {
     /** 2²³: subnormal arguments of log are scaled by it first, so their exponent field is a normal one. */
     private static final FloatVector TWO_POW_23 = v(8388608f), SMALLEST_NORMAL = v(Float.MIN_NORMAL);
     private static final IntVector MANTISSA = IntVector.broadcast(I, 0x007fffff), HALF_EXPONENT = IntVector.broadcast(I, 0x3f000000),
-            EXPONENT_BIAS = IntVector.broadcast(I, 126), SUBNORMAL_SHIFT = IntVector.broadcast(I, 23),
-            NO_SHIFT = IntVector.zero(I);
+            EXPONENT_BIAS = IntVector.broadcast(I, 126), SUBNORMAL_SHIFT = IntVector.broadcast(I, 23);
 
     private static final FloatVector INV_SQRT_2 = v(0.70710678118654752f), INV_SQRT_2PI = v(0.39894228040143268f);
     /** |x| beyond which e^(−x²/2) is exactly 0 in float (x²/2 &gt; 104): GELU arguments are clamped here. */
@@ -221,13 +220,13 @@ final class VectorMath {
         IntVector bits = (IntVector) scaled.reinterpretAsInts();
         // scaled = m·2^e with m in [½, 1): m takes the exponent field of ½
         IntVector exponent = bits.lanewise(VectorOperators.LSHR, 23).sub(EXPONENT_BIAS)
-                .sub(NO_SHIFT.blend(SUBNORMAL_SHIFT, subnormal.cast(I)));
+                .sub(SUBNORMAL_SHIFT, subnormal.cast(I));
         FloatVector m = (FloatVector) bits.and(MANTISSA).or(HALF_EXPONENT).reinterpretAsFloats();
         FloatVector e = (FloatVector) exponent.convert(VectorOperators.I2F, 0);
         // m below √½: use 2m − 1 and e − 1, so that 1 + f stays in [√½, √2)
         VectorMask<Float> low = m.lt(SQRT_HALF);
-        FloatVector f = m.add(m.blend(ZERO, low.not())).sub(ONE);
-        e = e.sub(ZERO.blend(ONE, low));
+        FloatVector f = m.add(m, low).sub(ONE);
+        e = e.sub(ONE, low);
         FloatVector z = f.mul(f);
         FloatVector y = f.fma(L8, L7).fma(f, L6).fma(f, L5).fma(f, L4).fma(f, L3).fma(f, L2).fma(f, L1).fma(f, L0)
                 .mul(f).mul(z);
