@@ -51,6 +51,8 @@ public final class VectorGemm implements Gemm {
      * spans four or more KC blocks.
      */
     static final int SPLIT_K_DEPTH = 8 * KC;
+    /** Tasks that add a k-split product's partial Cs: a few per thread, so a late thread holds up little. */
+    private static final int REDUCE_BLOCKS = 8;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -222,7 +224,7 @@ public final class VectorGemm implements Gemm {
                 GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
             }
             if (pr.sums != null && jc == 0) {
-                addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic, s.tile);
+                VectorGemmKernels.addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic);
             }
             float[] bias = accumulate ? null : pr.bias;
             for (int q = 0; q < panels; q++) {
@@ -241,20 +243,6 @@ public final class VectorGemm implements Gemm {
                     }
                 }
             }
-        }
-    }
-
-    /**
-     * Adds the row sums of a packed A block (element (r, p) of panel q at q·MR·kc + p·MR + r)
-     * to {@code sums[at + row]}; rows past mc are padding and skipped. acc is MR floats of scratch.
-     */
-    private static void addRowSums(float[] aBuf, int mc, int kc, float[] sums, int at, float[] acc) {
-        for (int q = 0; q * MR < mc; q++) {
-            java.util.Arrays.fill(acc, 0, MR, 0f);
-            for (int p = 0, d = q * MR * kc; p < kc; p++, d += MR) {
-                for (int r = 0; r < MR; r++) acc[r] += aBuf[d + r];
-            }
-            for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc[r];
         }
     }
 
@@ -326,14 +314,15 @@ public final class VectorGemm implements Gemm {
                     first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0);
         }
         runner.run(parts, t -> rectangle(slices[t], 0, slices[t].m, 0, slices[t].n));
-        for (int t = 1; t < parts; t++) {
-            float[] partial = slices[t].c;
-            for (int i = 0; i < pr.m; i++) {
-                for (int j = 0, d = pr.cOff + i * pr.ldc, s = i * pr.n; j < pr.n; j++) pr.c[d + j] += partial[s + j];
+        // the partials are added row block by row block on the team, each row in part order
+        int blocks = Math.min(pr.m, REDUCE_BLOCKS);
+        runner.run(blocks, blk -> {
+            for (int i = (int) ((long) pr.m * blk / blocks), end = (int) ((long) pr.m * (blk + 1) / blocks); i < end; i++) {
+                for (int t = 1; t < parts; t++) VectorGemmKernels.addInto(pr.c, pr.cOff + i * pr.ldc, slices[t].c, i * pr.n, pr.n);
             }
-            if (pr.sums != null) {
-                for (int i = 0; i < pr.m; i++) pr.sums[pr.sumsOff + i] += slices[t].sums[i];
-            }
+        });
+        for (int t = 1; pr.sums != null && t < parts; t++) {
+            for (int i = 0; i < pr.m; i++) pr.sums[pr.sumsOff + i] += slices[t].sums[i];
         }
     }
 

@@ -44,6 +44,8 @@ final class VectorGemmKernels {
     static final int NR = 2 * L;
     /** The addend of a tile that overwrites C without a bias: one row of zeros, read with row stride 0. */
     private static final float[] ZEROS = new float[NR];
+    /** One lane per tile row: the row sums of a packed A panel add one of these per k step. */
+    private static final VectorSpecies<Float> PANEL = MR == 8 ? FloatVector.SPECIES_256 : FloatVector.SPECIES_128;
 
     private VectorGemmKernels() {}
 
@@ -145,6 +147,28 @@ final class VectorGemmKernels {
         c50.intoArray(c, o); c51.intoArray(c, o + L); o += ldc;
         c60.intoArray(c, o); c61.intoArray(c, o + L); o += ldc;
         c70.intoArray(c, o); c71.intoArray(c, o + L);
+    }
+
+    /**
+     * Adds the row sums of a packed A block (element (r, p) of panel q at q·MR·kc + p·MR + r) to
+     * {@code sums[at + row]}; rows past mc are padding and skipped. Each row is summed over p in
+     * order, one lane per row, so the sums are those of the scalar loop, bit for bit.
+     */
+    static void addRowSums(float[] aBuf, int mc, int kc, float[] sums, int at) {
+        for (int q = 0; q * MR < mc; q++) {
+            FloatVector acc = FloatVector.zero(PANEL);
+            for (int p = 0, d = q * MR * kc; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
+            for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc.lane(r);
+        }
+    }
+
+    /** dst[d, d + n) += src[s, s + n), one vector at a time. */
+    static void addInto(float[] dst, int d, float[] src, int s, int n) {
+        int j = 0;
+        for (int bound = SPECIES.loopBound(n); j < bound; j += L) {
+            FloatVector.fromArray(SPECIES, dst, d + j).add(FloatVector.fromArray(SPECIES, src, s + j)).intoArray(dst, d + j);
+        }
+        for (; j < n; j++) dst[d + j] += src[s + j];
     }
 
     /**

@@ -1,0 +1,63 @@
+package dev.symbiont.cpu.kernels;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The attention kernels' block product on the Vector API against the scalar twin, over row
+ * counts that exercise the eight-row, four-row and single-row tiles, column tails, strided and
+ * transposed A, padded leading dimensions and both the overwrite and the accumulate form.
+ */
+class VectorTileMathTest {
+    private static float[] random(Random r, int n) {
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) x[i] = (float) r.nextGaussian();
+        return x;
+    }
+
+    /** m × n × k, A read as rows (ars = lda, acs = 1) or as a transposed block (ars = 1, acs = lda). */
+    @ParameterizedTest
+    @CsvSource({
+        "64, 64, 64, false", "64, 64, 64, true", "8, 32, 5, false", "13, 64, 64, false",
+        "15, 70, 33, true", "1, 17, 9, false", "7, 33, 64, true", "24, 96, 1, false", "20, 40, 100, true"})
+    void productMatchesTheScalarTwin(int m, int n, int k, boolean transposedA) {
+        Random r = new Random(31L * m + 7L * n + k);
+        int lda = (transposedA ? m : k) + 3, ldb = n + 5, ldc = n + 2;
+        int ars = transposedA ? 1 : lda, acs = transposedA ? lda : 1;
+        float[] a = random(r, lda * (transposedA ? k : m)), b = random(r, ldb * k), c0 = random(r, ldc * m);
+        for (boolean accumulate : new boolean[] {false, true}) {
+            float[] vector = c0.clone(), scalar = c0.clone();
+            VectorTileMath.INSTANCE.mulAdd(m, n, k, a, 0, ars, acs, b, 0, ldb, vector, 0, ldc, accumulate);
+            ScalarTileMath.INSTANCE.mulAdd(m, n, k, a, 0, ars, acs, b, 0, ldb, scalar, 0, ldc, accumulate);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < ldc; j++) {
+                    int at = i * ldc + j;
+                    if (j >= n) {
+                        assertEquals(c0[at], vector[at], "padding column " + j + " of row " + i + " was written");
+                        continue;
+                    }
+                    assertEquals(scalar[at], vector[at], 1e-4f * (1 + Math.abs(scalar[at])),
+                            "C(" + i + ", " + j + ") of " + m + "×" + n + "×" + k + ", accumulate " + accumulate);
+                }
+            }
+        }
+    }
+
+    /** Every tile computes an element as the same FMA chain over p, so one call equals row-by-row calls bit for bit. */
+    @ParameterizedTest
+    @CsvSource({"64, 64, 64", "13, 40, 17", "12, 32, 64"})
+    void tilesOfEveryHeightGiveTheSameBits(int m, int n, int k) {
+        Random r = new Random(5);
+        float[] a = random(r, m * k), b = random(r, k * n);
+        float[] whole = new float[m * n], rows = new float[m * n];
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, a, 0, k, 1, b, 0, n, whole, 0, n, false);
+        for (int i = 0; i < m; i++) VectorTileMath.INSTANCE.mulAdd(1, n, k, a, i * k, k, 1, b, 0, n, rows, i * n, n, false);
+        for (int i = 0; i < m * n; i++) {
+            assertEquals(Float.floatToRawIntBits(rows[i]), Float.floatToRawIntBits(whole[i]), "element " + i);
+        }
+    }
+}
