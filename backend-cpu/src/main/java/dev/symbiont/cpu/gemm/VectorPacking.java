@@ -1,7 +1,6 @@
 package dev.symbiont.cpu.gemm;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -36,29 +35,10 @@ final class VectorPacking {
     private VectorPacking() {}
 
     /** Whether row-major A is transposed with vectors here: the 8-row tile on 16-lane vectors (AVX-512). */
-    static final boolean TRANSPOSES = L == 16 && MR == 8;
-
-    /** The low and the high eight lanes: two k-steps of eight B columns, stored one panel row apart. */
-    private static final VectorMask<Float> LOW8 = VectorMask.fromLong(SPECIES, 0x00FFL),
-            HIGH8 = VectorMask.fromLong(SPECIES, 0xFF00L);
+    static final boolean TRANSPOSES = VectorTranspose.AVAILABLE && MR == 8;
 
     /** MR lanes: one k step of a transposed A panel. */
     private static final VectorSpecies<Float> ROW_STEP = VectorSpecies.of(float.class, VectorShape.forBitSize(MR * Float.SIZE));
-
-    // Interleave indices for selectFrom(a, b): lanes 0..L-1 read a, L..2L-1 read b. Round g takes
-    // runs of g lanes alternately from a and b, from the low (or high) half of each.
-    private static final FloatVector I1_LO = interleave(1, false), I1_HI = interleave(1, true);
-    private static final FloatVector I2_LO = interleave(2, false), I2_HI = interleave(2, true);
-    private static final FloatVector I4_LO = interleave(4, false), I4_HI = interleave(4, true);
-
-    private static FloatVector interleave(int g, boolean high) {
-        float[] index = new float[SPECIES.length()];
-        for (int i = 0; i < index.length; i++) {
-            int run = i / (2 * g), within = i % (2 * g), base = (high ? index.length / 2 : 0) + run * g;
-            index[i] = within < g ? base + within : index.length + base + within - g;
-        }
-        return FloatVector.fromArray(SPECIES, index, 0);
-    }
 
     /**
      * Rows {@code [i0, i0+mc)} × columns {@code [p0, p0+kc)} of A (row stride rs, column
@@ -142,43 +122,11 @@ final class VectorPacking {
 
     /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]: one 8-row A panel's 16 k-steps. */
     private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d) {
-        transpose8x16(a, s, rs, dst, d, 8);
+        VectorTranspose.rows8x16(a, s, rs, dst, d, 8);
     }
 
     /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·ld + r]. */
     private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d, int ld) {
-        FloatVector r0 = FloatVector.fromArray(SPECIES, a, s), r1 = FloatVector.fromArray(SPECIES, a, s + rs);
-        FloatVector r2 = FloatVector.fromArray(SPECIES, a, s + 2 * rs), r3 = FloatVector.fromArray(SPECIES, a, s + 3 * rs);
-        FloatVector r4 = FloatVector.fromArray(SPECIES, a, s + 4 * rs), r5 = FloatVector.fromArray(SPECIES, a, s + 5 * rs);
-        FloatVector r6 = FloatVector.fromArray(SPECIES, a, s + 6 * rs), r7 = FloatVector.fromArray(SPECIES, a, s + 7 * rs);
-        // round 1: row pairs, one lane at a time: (r0, r1) → k 0-7 and k 8-15, two rows each
-        FloatVector t01l = I1_LO.selectFrom(r0, r1), t01h = I1_HI.selectFrom(r0, r1);
-        FloatVector t23l = I1_LO.selectFrom(r2, r3), t23h = I1_HI.selectFrom(r2, r3);
-        FloatVector t45l = I1_LO.selectFrom(r4, r5), t45h = I1_HI.selectFrom(r4, r5);
-        FloatVector t67l = I1_LO.selectFrom(r6, r7), t67h = I1_HI.selectFrom(r6, r7);
-        // round 2: pairs of pairs → four rows × four k-steps per vector
-        FloatVector u0 = I2_LO.selectFrom(t01l, t23l), u1 = I2_HI.selectFrom(t01l, t23l);
-        FloatVector u2 = I2_LO.selectFrom(t01h, t23h), u3 = I2_HI.selectFrom(t01h, t23h);
-        FloatVector w0 = I2_LO.selectFrom(t45l, t67l), w1 = I2_HI.selectFrom(t45l, t67l);
-        FloatVector w2 = I2_LO.selectFrom(t45h, t67h), w3 = I2_HI.selectFrom(t45h, t67h);
-        // round 3: rows 0-3 with rows 4-7 → eight rows × two k-steps per vector, in panel order
-        twoSteps(I4_LO.selectFrom(u0, w0), dst, d, ld);
-        twoSteps(I4_HI.selectFrom(u0, w0), dst, d + 2 * ld, ld);
-        twoSteps(I4_LO.selectFrom(u1, w1), dst, d + 4 * ld, ld);
-        twoSteps(I4_HI.selectFrom(u1, w1), dst, d + 6 * ld, ld);
-        twoSteps(I4_LO.selectFrom(u2, w2), dst, d + 8 * ld, ld);
-        twoSteps(I4_HI.selectFrom(u2, w2), dst, d + 10 * ld, ld);
-        twoSteps(I4_LO.selectFrom(u3, w3), dst, d + 12 * ld, ld);
-        twoSteps(I4_HI.selectFrom(u3, w3), dst, d + 14 * ld, ld);
-    }
-
-    /** Eight values of two k-steps each: one store where the steps are adjacent (ld 8), else a masked half at each. */
-    private static void twoSteps(FloatVector v, float[] dst, int at, int ld) {
-        if (ld == 8) {
-            v.intoArray(dst, at);
-        } else {
-            v.intoArray(dst, at, LOW8);
-            v.intoArray(dst, at + ld - 8, HIGH8);
-        }
+        VectorTranspose.rows8x16(a, s, rs, dst, d, ld);
     }
 }

@@ -64,7 +64,7 @@ public final class FlashAttention {
     public static void forward(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                boolean causal, float scale, HeadRows out, float[] lse) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
-        float[] kt = transposedKeyBlocks(dims, k);
+        float[] kt = transposedKeyBlocks(tm, dims, k);
         HeadRows vRows = rereadEnough(qBlocks) ? v.packed(dims.batch(), dims.kvHeads(), dims.sk(), d) : v;
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
             Scratch s = new Scratch(d);
@@ -81,13 +81,13 @@ public final class FlashAttention {
      * Each query block of a head reads them all, so transposing per query block (as the scratch
      * used to) repeated the copy sq / BR times. Exactly k's size, so it fits an int index.
      */
-    private static float[] transposedKeyBlocks(Dims dims, HeadRows k) {
+    private static float[] transposedKeyBlocks(TileMath tm, Dims dims, HeadRows k) {
         int kBlocks = (dims.sk() + BC - 1) / BC, d = dims.d();
         float[] kt = new float[dims.batch() * dims.kvHeads() * dims.sk() * d];
         Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int bkh = item / kBlocks, j0 = (item % kBlocks) * BC, bc = Math.min(BC, dims.sk() - j0);
-                transposeRows(k, bkh / dims.kvHeads(), bkh % dims.kvHeads(), j0, bc, d, kt, keyBlock(dims, bkh, j0), bc);
+                transposeRows(tm, k, bkh / dims.kvHeads(), bkh % dims.kvHeads(), j0, bc, d, kt, keyBlock(dims, bkh, j0), bc);
             }
         });
         return kt;
@@ -165,16 +165,12 @@ public final class FlashAttention {
     }
 
     /** kt[c·BC + j] = x(b, h, j0 + j, c): a block of rows transposed so that a product can read them as B. */
-    static void transposeRows(HeadRows x, int b, int h, int j0, int rows, int d, float[] kt) {
-        transposeRows(x, b, h, j0, rows, d, kt, 0, BC);
+    static void transposeRows(TileMath tm, HeadRows x, int b, int h, int j0, int rows, int d, float[] kt) {
+        transposeRows(tm, x, b, h, j0, rows, d, kt, 0, BC);
     }
 
     /** kt[off + c·ld + j] = x(b, h, j0 + j, c). */
-    static void transposeRows(HeadRows x, int b, int h, int j0, int rows, int d, float[] kt, int off, int ld) {
-        float[] data = x.data();
-        for (int j = 0; j < rows; j++) {
-            int src = x.row(b, h, j0 + j);
-            for (int c = 0; c < d; c++) kt[off + c * ld + j] = data[src + c];
-        }
+    static void transposeRows(TileMath tm, HeadRows x, int b, int h, int j0, int rows, int d, float[] kt, int off, int ld) {
+        tm.transpose(x.data(), x.row(b, h, j0), x.rowStride(), rows, d, kt, off, ld);
     }
 }

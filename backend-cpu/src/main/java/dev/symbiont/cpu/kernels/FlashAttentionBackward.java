@@ -120,9 +120,9 @@ public final class FlashAttentionBackward {
         int d = dims.d(), sq = dims.sq(), b = kv / dims.kvHeads(), kh = kv % dims.kvHeads();
         int bc = Math.min(BC, dims.sk() - j0);
         float[] p = t.p, dp = t.dp;
-        FlashAttention.transposeRows(k, b, kh, j0, bc, d, t.kt);
+        FlashAttention.transposeRows(tm, k, b, kh, j0, bc, d, t.kt);
         for (int r = 0; r < bc; r++) System.arraycopy(k.data(), k.row(b, kh, j0 + r), t.kRows, r * d, d);
-        FlashAttention.transposeRows(v, b, kh, j0, bc, d, t.vt);
+        FlashAttention.transposeRows(tm, v, b, kh, j0, bc, d, t.vt);
         Arrays.fill(t.dkAcc, 0, bc * d, 0f);
         Arrays.fill(t.dvAcc, 0, bc * d, 0f);
         int firstQuery = causal ? Math.max(0, j0 - dims.shift()) : 0; // earlier queries see none of these keys

@@ -23,6 +23,13 @@ final class ScalarTileMath implements TileMath {
     }
 
     @Override
+    public void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld) {
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0, src = xOff + r * rs; c < cols; c++) dst[dOff + c * ld + r] = x[src + c];
+        }
+    }
+
+    @Override
     public float max(float[] x, int off, int n) {
         float m = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) m = Math.max(m, x[off + i]);

@@ -25,6 +25,9 @@ public interface TileMath {
     void mulAdd(int m, int n, int k, float[] a, int aOff, int ars, int acs, float[] b, int bOff, int ldb,
                 float[] c, int cOff, int ldc, boolean accumulate);
 
+    /** dst[dOff + c·ld + r] = x[xOff + r·rs + c] for r &lt; rows, c &lt; cols: a block of rows transposed. */
+    void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld);
+
     /** max of x[off, off + n); −∞ for n = 0. */
     float max(float[] x, int off, int n);
 

@@ -1,5 +1,6 @@
 package dev.symbiont.cpu.kernels;
 
+import dev.symbiont.cpu.gemm.VectorTranspose;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -177,6 +178,17 @@ final class VectorTileMath implements TileMath {
             acc = FloatVector.broadcast(S, a[ai + p * acs]).fma(FloatVector.fromArray(S, b, bi + p * ldb, mask), acc);
         }
         acc.intoArray(c, ci, mask);
+    }
+
+    /** 8 × 16 blocks in registers where the CPU has 16-lane vectors; the edges (and other CPUs) as the scalar twin. */
+    @Override
+    public void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld) {
+        int r8 = VectorTranspose.AVAILABLE ? rows - rows % 8 : 0, c16 = cols - cols % 16;
+        for (int r = 0; r < r8; r += 8) {
+            for (int c = 0; c < c16; c += 16) VectorTranspose.rows8x16(x, xOff + r * rs + c, rs, dst, dOff + c * ld + r, ld);
+            ScalarTileMath.INSTANCE.transpose(x, xOff + r * rs + c16, rs, 8, cols - c16, dst, dOff + c16 * ld + r, ld);
+        }
+        ScalarTileMath.INSTANCE.transpose(x, xOff + r8 * rs, rs, rows - r8, cols, dst, dOff + r8, ld);
     }
 
     @Override

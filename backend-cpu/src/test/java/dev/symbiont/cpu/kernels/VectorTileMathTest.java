@@ -60,4 +60,19 @@ class VectorTileMathTest {
             assertEquals(Float.floatToRawIntBits(rows[i]), Float.floatToRawIntBits(whole[i]), "element " + i);
         }
     }
+
+    /** A block of rows transposed: exactly the scalar twin's copy, full 8 × 16 blocks and every kind of edge. */
+    @ParameterizedTest
+    @CsvSource({"64, 64, 64, 70", "64, 64, 200, 64", "13, 70, 80, 20", "8, 16, 16, 8", "7, 15, 15, 9", "24, 33, 40, 30"})
+    void transposeMatchesTheScalarTwin(int rows, int cols, int rs, int ld) {
+        Random r = new Random(rows * 1000L + cols);
+        float[] x = random(r, rows * rs + 5);
+        float[] vector = random(r, cols * ld + 3), scalar = vector.clone();
+        VectorTileMath.INSTANCE.transpose(x, 5, rs, rows, cols, vector, 3, ld);
+        ScalarTileMath.INSTANCE.transpose(x, 5, rs, rows, cols, scalar, 3, ld);
+        for (int c = 0; c < cols; c++) {
+            for (int j = 0; j < rows; j++) assertEquals(x[5 + j * rs + c], scalar[3 + c * ld + j], "scalar (" + j + ", " + c + ")");
+        }
+        for (int i = 0; i < vector.length; i++) assertEquals(scalar[i], vector[i], "element " + i + " of the transposed block");
+    }
 }
