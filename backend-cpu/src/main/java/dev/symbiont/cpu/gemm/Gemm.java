@@ -65,6 +65,24 @@ public interface Gemm {
         }
     }
 
+    /**
+     * C += A·B, operands as in {@link #sgemm}: a product summed into an accumulator (the
+     * Winograd weight gradient adds 16 products per block into dU). {@link VectorGemm} starts
+     * its register tiles from C, so the sum costs no pass over C and no scratch product; the
+     * default computes the product into scratch and adds it.
+     */
+    default void sgemmAccumulate(int m, int n, int k,
+                                 float[] a, int aOff, int aRowStride, int aColStride,
+                                 float[] b, int bOff, int bRowStride, int bColStride,
+                                 float[] c, int cOff, int ldc) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        float[] product = new float[m * n];
+        sgemm(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, product, 0, n);
+        for (int i = 0; i < m; i++) {
+            for (int j = 0, d = cOff + i * ldc; j < n; j++) c[d + j] += product[i * n + j];
+        }
+    }
+
     /** Which implementation this is. */
     GemmPath path();
 

@@ -106,6 +106,17 @@ public final class VectorGemm implements Gemm {
         run(pr);
     }
 
+    /** Every tile's accumulators start from C (as a second k block's do), so nothing else reads or writes C. */
+    @Override
+    public void sgemmAccumulate(int m, int n, int k,
+                                float[] a, int aOff, int aRowStride, int aColStride,
+                                float[] b, int bOff, int bRowStride, int bColStride,
+                                float[] c, int cOff, int ldc) {
+        GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
+        run(new Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc,
+                null, 0, null, 0, true));
+    }
+
     /** The row sums are taken from A's packed blocks (in cache) by the threads that pack the first column block. */
     @Override
     public void sgemmRowSums(int m, int n, int k,
@@ -212,7 +223,7 @@ public final class VectorGemm implements Gemm {
     private static void computeRows(Problem pr, Scratch s, float[] bBuf, int r0, int r1,
                                     int jc, int nc, int pc, int kc) {
         int panels = (nc + NR - 1) / NR;
-        boolean accumulate = pc > 0;
+        boolean accumulate = pc > 0 || pr.addToC;
         float[] aBuf = s.a;
         for (int ic = r0; ic < r1; ic += MC) {
             int mc = Math.min(MC, r1 - ic);
@@ -311,7 +322,7 @@ public final class VectorGemm implements Gemm {
                     pr.a, pr.aOff + k0 * pr.aCs, pr.aRs, pr.aCs, pr.b, pr.bOff + k0 * pr.bRs, pr.bRs, pr.bCs,
                     first ? pr.c : new float[pr.m * pr.n], first ? pr.cOff : 0, first ? pr.ldc : pr.n,
                     first ? pr.bias : null, pr.biasOff,
-                    first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0);
+                    first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0, first && pr.addToC);
         }
         runner.run(parts, t -> rectangle(slices[t], 0, slices[t].m, 0, slices[t].n));
         // the partials are added row block by row block on the team, each row in part order
@@ -371,18 +382,24 @@ public final class VectorGemm implements Gemm {
                            float[] a, int aOff, int aRs, int aCs,
                            float[] b, int bOff, int bRs, int bCs,
                            float[] c, int cOff, int ldc,
-                           float[] bias, int biasOff, float[] sums, int sumsOff) {
+                           float[] bias, int biasOff, float[] sums, int sumsOff, boolean addToC) {
+        /** A product that overwrites C ({@code addToC} false). */
+        Problem(int m, int n, int k, float[] a, int aOff, int aRs, int aCs, float[] b, int bOff, int bRs, int bCs,
+                float[] c, int cOff, int ldc, float[] bias, int biasOff, float[] sums, int sumsOff) {
+            this(m, n, k, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, ldc, bias, biasOff, sums, sumsOff, false);
+        }
+
         long flops() {
             return 2L * m * n * k;
         }
 
-        /** True (and C already written) when there is nothing to multiply. */
+        /** True (and C already written: zeroed, or left as it is when adding to it) when there is nothing to multiply. */
         boolean trivial() {
             if (m == 0 || n == 0) {
                 return true;
             }
             if (k == 0) {
-                for (int i = 0; i < m; i++) {
+                for (int i = 0; !addToC && i < m; i++) {
                     java.util.Arrays.fill(c, cOff + i * ldc, cOff + i * ldc + n, 0f);
                 }
                 return true;

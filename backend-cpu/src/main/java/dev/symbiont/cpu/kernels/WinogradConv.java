@@ -122,20 +122,14 @@ public final class WinogradConv {
         Parallel.forChunks(bl.count(), grain, (chunk, from, to) -> {
             float[] v = new float[POINTS * c * bl.maxTiles()], dm = new float[POINTS * o * bl.maxTiles()];
             float[] strip = new float[WinogradTransforms.stripFloats(bl.tw())];
-            float[] du = new float[POINTS * plane], part = new float[plane];
+            float[] du = new float[POINTS * plane];
             float[] dbAcc = db == null ? null : new float[o];
             for (int b = from; b < to; b++) {
                 int r0 = bl.first(b), r1 = bl.end(b), tiles = (r1 - r0) * bl.tw();
                 WinogradTransforms.gradOutput(grad, g, r0, r1, bl.tw(), bl.th(), dm, dbAcc, vector);
                 WinogradTransforms.input(x, g, r0, r1, bl.tw(), bl.th(), v, strip, vector);
-                for (int p = 0; p < POINTS; p++) {                      // dU_ξ += dM_ξ · V_ξᵀ
-                    if (across) {
-                        gemm.sgemmBatched(1, o, c, tiles, dm, p * o * tiles, 0, tiles, 1, v, p * c * tiles, 0, 1, tiles,
-                                part, 0, 0, c);
-                    } else {
-                        gemm.sgemm(o, c, tiles, dm, p * o * tiles, tiles, 1, v, p * c * tiles, 1, tiles, part, 0, c);
-                    }
-                    for (int i = 0, at = p * plane; i < plane; i++) du[at + i] += part[i];
+                for (int p = 0; p < POINTS; p++) {                      // dU_ξ += dM_ξ · V_ξᵀ, summed in place
+                    gemm.sgemmAccumulate(o, c, tiles, dm, p * o * tiles, tiles, 1, v, p * c * tiles, 1, tiles, du, p * plane, c);
                 }
             }
             duParts[chunk] = du;

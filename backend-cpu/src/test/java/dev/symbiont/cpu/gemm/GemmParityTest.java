@@ -187,6 +187,34 @@ abstract class GemmParityTest {
     }
 
     @Test
+    void should_add_the_product_to_c_and_leave_padding_alone() {
+        Random rnd = new Random(11);
+        // edge tiles, several k blocks, a k deep enough to be split across threads, and k = 0 (C unchanged)
+        int[][] shapes = {{1, 1, 1}, {7, 13, 31}, {64, 64, 112}, {65, 33, 300}, {37, 29, 3001}, {5, 6, 0}};
+        for (int[] s : shapes) {
+            int m = s[0], n = s[1], k = s[2], ldc = n + 3;
+            for (Layout lb : new Layout[] {Layout.ROW_MAJOR, Layout.TRANSPOSED}) {
+                StridedMatrix a = StridedMatrix.random(m, k, Layout.ROW_MAJOR, rnd), b = StridedMatrix.random(k, n, lb, rnd);
+                float[] c = new float[m * ldc], ref = new float[m * n];
+                for (int i = 0; i < c.length; i++) c[i] = i % ldc < n ? (float) rnd.nextGaussian() : SENTINEL;
+                float[] before = c.clone();
+                gemm().sgemmAccumulate(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), c, 0, ldc);
+                NaiveGemm.sgemm(m, n, k, a.data(), a.off(), a.rowStride(), a.colStride(),
+                        b.data(), b.off(), b.rowStride(), b.colStride(), ref, 0, n);
+                String where = gemm().path() + " accumulate m=" + m + " n=" + n + " k=" + k + " B " + lb;
+                for (int i = 0; i < m; i++) {
+                    for (int j = 0; j < ldc; j++) {
+                        int at = i * ldc + j;
+                        if (j >= n) assertEquals(SENTINEL, c[at], where + " padding (" + i + ", " + j + ")");
+                        else assertClose(before[at] + ref[i * n + j], c[at], Math.max(k, 1), where + " (" + i + ", " + j + ")");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void should_reject_bad_arguments_with_the_shapes_in_the_message() {
         float[] a = new float[6], b = new float[6], c = new float[4];
         assertThrows(IllegalArgumentException.class,
