@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class CpuGroupedGemmTest {
     private static final CpuBackend CPU = new CpuBackend(GemmPath.VECTOR, true);
-    private static final long[] SIZES = {300, 0, 37, 1, 2 * GemmTiles.ROWS + 5};
+    // the last group spans two row tiles but stays below the depth at which one GEMM may split k (other bits)
+    private static final long[] SIZES = {300, 0, 37, 1, GemmTiles.ROWS + 5};
     private static final int IN = 40, OUT = GemmTiles.COLS + 18;
 
     /** Output, dx, then each expert's dW (in, out), row-major. */
@@ -96,7 +97,7 @@ class CpuGroupedGemmTest {
         List<float[]> expected = perRowLoop(), actual = run(true);
         for (int i = 0; i < expected.size(); i++) {
             float[] e = expected.get(i), a = actual.get(i);
-            double tol = 1e-4 * Math.sqrt(i == 0 ? IN : i == 1 ? OUT : 2 * GemmTiles.ROWS);
+            double tol = 1e-4 * Math.sqrt(i == 0 ? IN : i == 1 ? OUT : GemmTiles.ROWS + 5);
             for (int j = 0; j < e.length; j++) {
                 if (Math.abs(e[j] - a[j]) > tol * Math.max(1, Math.abs(e[j]))) fail("result " + i + "[" + j + "]: tiled " + a[j] + ", loop " + e[j]);
             }
