@@ -19,6 +19,14 @@ import java.util.concurrent.ForkJoinPool;
  *         for ir in A panels:  micro-kernel MR×NR, accumulators in registers
  * </pre>
  *
+ * A rectangle wider than one B block swaps the two inner loops: each A micro-panel (MR×KC,
+ * 8 KiB) stays in L1 while the block's B panels stream past it from L2, as in BLIS's AVX-512
+ * kernels — a KC×NR B panel (32 KiB at 256 × 32) fills Zen 4's whole L1d, so the A panels
+ * streaming past evict it. Measured on Zen 4, 2 cores, both orders alternated in one JVM (15
+ * rounds): A panels outer won 12–13 rounds at 1024³ (+5%), 2048 × 1024 × 256 (+5–7%),
+ * 4096 × 1024 × 256 (+4%) and 2048 × 768 × 256 (+3%), but lost 12 at 512³ (−3%) and tied at
+ * n = 256. Every tile is the same kernel call either way: the results are the same bits.
+ *
  * Packing per thread rather than one shared B block was measured: sharing needs a barrier
  * per block and makes each core read half its panels from the other core's cache, and ran
  * at about half the speed on two cores. Small problems run on the calling thread;
@@ -214,14 +222,14 @@ public final class VectorGemm implements Gemm {
                 } else {
                     GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
                 }
-                computeRows(pr, s, bBuf, r0, r1, jc, nc, pc, kc);
+                computeRows(pr, s, bBuf, r0, r1, jc, nc, pc, kc, width > NC);
             }
         }
     }
 
     /** Rows [r0, r1) of C × the packed (jc, pc) block of B. */
     private static void computeRows(Problem pr, Scratch s, float[] bBuf, int r0, int r1,
-                                    int jc, int nc, int pc, int kc) {
+                                    int jc, int nc, int pc, int kc, boolean aPanelsOuter) {
         int panels = (nc + NR - 1) / NR;
         boolean accumulate = pc > 0 || pr.addToC;
         float[] aBuf = s.a;
@@ -238,12 +246,12 @@ public final class VectorGemm implements Gemm {
                 VectorGemmKernels.addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic);
             }
             float[] bias = accumulate ? null : pr.bias;
-            for (int q = 0; q < panels; q++) {
-                int j = jc + q * NR;
-                int cols = Math.min(NR, nc - q * NR);
-                int bAt = q * NR * kc;
-                for (int ir = 0; ir < mc; ir += MR) {
-                    int rows = Math.min(MR, mc - ir);
+            int aPanels = (mc + MR - 1) / MR;
+            for (int outer = 0, outers = aPanelsOuter ? aPanels : panels; outer < outers; outer++) {
+                for (int inner = 0, inners = aPanelsOuter ? panels : aPanels; inner < inners; inner++) {
+                    int q = aPanelsOuter ? inner : outer, ir = (aPanelsOuter ? outer : inner) * MR;
+                    int j = jc + q * NR, cols = Math.min(NR, nc - q * NR), rows = Math.min(MR, mc - ir);
+                    int bAt = q * NR * kc;
                     int cAt = pr.cOff + (ic + ir) * pr.ldc + j;
                     if (rows == MR && cols == NR) {
                         VectorGemmKernels.kernel(kc, aBuf, ir * kc, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate,
