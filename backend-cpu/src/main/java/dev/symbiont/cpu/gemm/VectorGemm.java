@@ -15,15 +15,15 @@ import java.util.concurrent.ForkJoinPool;
  * for jc in its columns by NC                 B block  KC×NC  (per thread, in L2)
  *   for pc in K by KC:  pack B
  *     for ic in its rows by MC:  pack A       A block  MC×KC  (per thread, in L2)
- *       for jr in B panels                    B micro-panel KC×NR (in L1)
+ *       for jr in B panels                    B micro-panel KC×NR (in L1 when it fits)
  *         for ir in A panels:  micro-kernel MR×NR, accumulators in registers
  * </pre>
  *
- * A rectangle wider than one B block swaps the two inner loops: each A micro-panel (MR×KC,
- * 8 KiB) stays in L1 while the block's B panels stream past it from L2, as in BLIS's AVX-512
- * kernels — a KC×NR B panel (32 KiB at 256 × 32) fills Zen 4's whole L1d, so the A panels
- * streaming past evict it. Measured on Zen 4, 2 cores, both orders alternated in one JVM (15
- * rounds): A panels outer won 12–13 rounds at 1024³ (+5%), 2048 × 1024 × 256 (+5–7%),
+ * A rectangle wider than one B block swaps the two inner loops: each A micro-panel (MR×KC)
+ * stays in L1 while the block's B panels stream past it from L2, as in BLIS's AVX-512
+ * kernels — a KC×NR B panel (32 KiB at 256 × 32) already fills Zen 4's whole L1d, so the A
+ * panels streaming past evict it. Measured on Zen 4, 2 cores, KC = 256, both orders alternated
+ * in one JVM (15 rounds): A panels outer won 12–13 rounds at 2048 × 1024 × 256 (+5–10%),
  * 4096 × 1024 × 256 (+4%) and 2048 × 768 × 256 (+3%), but lost 12 at 512³ (−3%) and tied at
  * n = 256. Every tile is the same kernel call either way: the results are the same bits.
  *
@@ -37,15 +37,23 @@ public final class VectorGemm implements Gemm {
 
     static final int MR = VectorGemmKernels.MR;
     static final int NR = VectorGemmKernels.NR;
-    /** Depth of a block: a KC×NR B micro-panel (32 KiB at 256×32) stays in the 48 KiB L1d. */
-    static final int KC = 256;
-    /** Rows of an A block, a whole number of micro-panels: MC×KC floats (128 KiB) sit in L2 next to the B block. */
+    /**
+     * Depth of a block. Deeper blocks pass over C fewer times (a product with k = 1024 loads and
+     * stores each C tile twice instead of four times); the B micro-panel (64 KiB at 512 × 32) then
+     * streams from L2 either way — at 256 × 32 it already filled Zen 4's 32 KiB L1d. Measured on
+     * Zen 4, 2 cores, against KC = 256 alternated in one JVM (15 rounds each): 1024³ +7% (won 14),
+     * 2048 × 256 × 1024 +8% (14), 512³ +5% (14), the weight gradient 1024 × 256 × 2048 (gᵀ·x)
+     * +3% (12); shallower products are unchanged.
+     */
+    static final int KC = 512;
+    /** Rows of an A block, a whole number of micro-panels: MC×KC floats (256 KiB) sit in L2 next to the B block. */
     static final int MC = 128;
     /**
-     * Columns of a B block: KC×NC floats (512 KiB) stay in the packing thread's own 1 MiB L2.
-     * Measured: 512 beat 4096 by ~2× with two threads, which then stream B from L3.
+     * Columns of a B block: KC×NC floats (768 KiB) stay in the packing thread's own 1 MiB L2.
+     * Measured: 512 beat 4096 by ~2× with two threads, which then stream B from L3; with
+     * KC = 512, 384 beat 512 by 2–5% and 256 (rounds as above).
      */
-    static final int NC = 512;
+    static final int NC = 384;
     /**
      * Below this many flops (2mnk) a second core saves less than splitting C costs (each part
      * packs its own operands). Measured on the team, Zen 4, 2 cores: 96³ ran 1.5× faster split,
@@ -56,9 +64,9 @@ public final class VectorGemm implements Gemm {
 
     /**
      * Products at least this deep may be cut along k (see {@link Split}): each of two slices then
-     * spans four or more KC blocks.
+     * spans two or more KC blocks.
      */
-    static final int SPLIT_K_DEPTH = 8 * KC;
+    static final int SPLIT_K_DEPTH = 2048;
     /** Tasks that add a k-split product's partial Cs: a few per thread, so a late thread holds up little. */
     private static final int REDUCE_BLOCKS = 8;
 
