@@ -71,7 +71,7 @@ public final class GemmTiles {
     /** Computes tile t of C on the calling thread. */
     public void run(int t) {
         int[] r = bounds(t);
-        VectorGemm.rectangle(pr, r[0], r[1], r[2], r[3]);
+        VectorGemm.rectangle(pr, VectorGemm.Blocking.DEFAULT, r[0], r[1], r[2], r[3]);
     }
 
     /** {r0, r1, c0, c1} of tile t. */

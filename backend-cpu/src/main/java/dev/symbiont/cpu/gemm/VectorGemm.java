@@ -41,19 +41,53 @@ public final class VectorGemm implements Gemm {
      * Depth of a block. Deeper blocks pass over C fewer times (a product with k = 1024 loads and
      * stores each C tile twice instead of four times); the B micro-panel (64 KiB at 512 × 32) then
      * streams from L2 either way — at 256 × 32 it already filled Zen 4's 32 KiB L1d. Measured on
-     * Zen 4, 2 cores, against KC = 256 alternated in one JVM (15 rounds each): 1024³ +7% (won 14),
-     * 2048 × 256 × 1024 +8% (14), 512³ +5% (14), the weight gradient 1024 × 256 × 2048 (gᵀ·x)
-     * +3% (12); shallower products are unchanged.
+     * Zen 4, 2 cores, against KC = 256 with {@code GemmBlockingProfile} (15 alternated rounds in
+     * one JVM): 1024³ +13.5% (won 13), 2048 × 256 × 1024 +10.6% (13), the weight gradient
+     * 1024 × 256 × 2048 (gᵀ·x) +4.6% (12), 512³ +3.6% (8, a tie); k ≤ 256 runs the same code.
      */
     static final int KC = 512;
     /** Rows of an A block, a whole number of micro-panels: MC×KC floats (256 KiB) sit in L2 next to the B block. */
     static final int MC = 128;
     /**
-     * Columns of a B block: KC×NC floats (768 KiB) stay in the packing thread's own 1 MiB L2.
-     * Measured: 512 beat 4096 by ~2× with two threads, which then stream B from L3; with
-     * KC = 512, 384 beat 512 by 2–5% and 256 (rounds as above).
+     * Columns of a B block: KC×NC floats (1 MiB) from the packing thread's own L2. Measured: 512
+     * beat 4096 by ~2× with two threads, which then stream B from L3; 1024 lost to 512 (KC 256),
+     * and with KC 512, 384 lost to 512 at 1024³ (−4%, 4 of 15 rounds) and 2048 × 1024 × 256
+     * (−11%, 3 of 15), tying elsewhere; MC 64 tied with 128.
      */
-    static final int NC = 384;
+    static final int NC = 512;
+
+    /**
+     * The cache blocking of one VectorGemm: KC (depth of a block), MC (rows of an A block, a
+     * multiple of MR) and NC (columns of a B block, a multiple of NR). Rectangles wider than NC
+     * keep A's micro-panels in L1 (see the class comment). The default is the measured
+     * {@link #KC} × {@link #MC} × {@link #NC}; others exist so that a benchmark can alternate
+     * blockings in one JVM ({@code GemmBlockingProfile}), the only way their few-percent
+     * differences show on a noisy machine. Any blocking gives the same bits for k ≤ its KC;
+     * deeper products add their k blocks at other boundaries.
+     */
+    public record Blocking(int kc, int mc, int nc) {
+        /** {@link #KC} × {@link #MC} × {@link #NC}. */
+        public static final Blocking DEFAULT = new Blocking(KC, MC, NC);
+
+        public Blocking {
+            if (kc < 1 || mc < MR || mc % MR != 0 || nc < NR || nc % NR != 0) {
+                throw new IllegalArgumentException("VectorGemm blocking: kc >= 1, mc a positive multiple of " + MR
+                        + " and nc a positive multiple of " + NR + " required, got kc " + kc + ", mc " + mc + ", nc " + nc);
+            }
+        }
+
+        /** Parses "KCxMCxNC", e.g. "512x128x512". */
+        public static Blocking parse(String spec) {
+            String[] f = spec.split("x");
+            if (f.length != 3) throw new IllegalArgumentException("VectorGemm blocking: expected KCxMCxNC, got '" + spec + "'");
+            return new Blocking(Integer.parseInt(f[0].trim()), Integer.parseInt(f[1].trim()), Integer.parseInt(f[2].trim()));
+        }
+
+        @Override
+        public String toString() {
+            return kc + "x" + mc + "x" + nc;
+        }
+    }
     /**
      * Below this many flops (2mnk) a second core saves less than splitting C costs (each part
      * packs its own operands). Measured on the team, Zen 4, 2 cores: 96³ ran 1.5× faster split,
@@ -74,10 +108,24 @@ public final class VectorGemm implements Gemm {
 
     private final TaskRunner runner;
     private final int threads;
+    private final Blocking blocking;
 
     VectorGemm(TaskRunner runner) {
+        this(runner, Blocking.DEFAULT);
+    }
+
+    VectorGemm(TaskRunner runner, Blocking blocking) {
         this.runner = runner;
         this.threads = runner.parallelism();
+        this.blocking = blocking;
+    }
+
+    /**
+     * A VectorGemm on the shared CPU team with another cache blocking: for benchmarks that compare
+     * blockings. Callers should check {@link VectorSupport} first.
+     */
+    public static VectorGemm withBlocking(Blocking blocking) {
+        return new VectorGemm(CpuThreads.team(), blocking);
     }
 
     /** A VectorGemm on a pool of its own (tests: a thread count other than the machine's). */
@@ -206,23 +254,24 @@ public final class VectorGemm implements Gemm {
 
     // ---------------------------------------------------------------- sequential
 
-    private static void sequential(Problem pr) {
-        rectangle(pr, 0, pr.m, 0, pr.n);
+    private void sequential(Problem pr) {
+        rectangle(pr, blocking, 0, pr.m, 0, pr.n);
     }
 
     /**
      * C[r0:r1, c0:c1] on the calling thread, with its own packed A and B. Never joins, so the
      * thread-local scratch cannot be re-entered by a stolen task.
      */
-    static void rectangle(Problem pr, int r0, int r1, int c0, int c1) {
+    static void rectangle(Problem pr, Blocking bl, int r0, int r1, int c0, int c1) {
         Scratch s = SCRATCH.get();
         int width = c1 - c0;
-        float[] bBuf = s.b(Math.min(KC, pr.k) * roundUp(Math.min(NC, width), NR));
-        for (int jc = c0; jc < c1; jc += NC) {
-            int nc = Math.min(NC, c1 - jc);
+        float[] bBuf = s.b(Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.nc, width), NR));
+        float[] aBuf = s.a(Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.mc, r1 - r0), MR));
+        for (int jc = c0; jc < c1; jc += bl.nc) {
+            int nc = Math.min(bl.nc, c1 - jc);
             int panels = (nc + NR - 1) / NR;
-            for (int pc = 0; pc < pr.k; pc += KC) {
-                int kc = Math.min(KC, pr.k - pc);
+            for (int pc = 0; pc < pr.k; pc += bl.kc) {
+                int kc = Math.min(bl.kc, pr.k - pc);
                 if (pr.bCs == 1) {
                     VectorPacking.packB(pr.b, pr.bOff, pr.bRs, pc, kc, jc, nc, 0, panels, bBuf);
                 } else if (pr.bRs == 1 && VectorPacking.TRANSPOSES) {
@@ -230,19 +279,18 @@ public final class VectorGemm implements Gemm {
                 } else {
                     GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
                 }
-                computeRows(pr, s, bBuf, r0, r1, jc, nc, pc, kc, width > NC);
+                computeRows(pr, s, aBuf, bBuf, r0, r1, bl.mc, jc, nc, pc, kc, width > bl.nc);
             }
         }
     }
 
     /** Rows [r0, r1) of C × the packed (jc, pc) block of B. */
-    private static void computeRows(Problem pr, Scratch s, float[] bBuf, int r0, int r1,
+    private static void computeRows(Problem pr, Scratch s, float[] aBuf, float[] bBuf, int r0, int r1, int mcMax,
                                     int jc, int nc, int pc, int kc, boolean aPanelsOuter) {
         int panels = (nc + NR - 1) / NR;
         boolean accumulate = pc > 0 || pr.addToC;
-        float[] aBuf = s.a;
-        for (int ic = r0; ic < r1; ic += MC) {
-            int mc = Math.min(MC, r1 - ic);
+        for (int ic = r0; ic < r1; ic += mcMax) {
+            int mc = Math.min(mcMax, r1 - ic);
             if (pr.aCs == 1 && VectorPacking.TRANSPOSES) {
                 VectorPacking.packA(pr.a, pr.aOff, pr.aRs, ic, mc, pc, kc, aBuf);
             } else if (pr.aRs == 1) {
@@ -319,7 +367,7 @@ public final class VectorGemm implements Gemm {
         }
         runner.run(rects.size(), t -> {
             int[] r = rects.get(t);
-            rectangle(pr, r[0], r[1], r[2], r[3]);
+            rectangle(pr, blocking, r[0], r[1], r[2], r[3]);
         });
     }
 
@@ -340,7 +388,7 @@ public final class VectorGemm implements Gemm {
                     first ? pr.bias : null, pr.biasOff,
                     first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0, first && pr.addToC);
         }
-        runner.run(parts, t -> rectangle(slices[t], 0, slices[t].m, 0, slices[t].n));
+        runner.run(parts, t -> rectangle(slices[t], blocking, 0, slices[t].m, 0, slices[t].n));
         // the partials are added row block by row block on the team, each row in part order
         int blocks = Math.min(pr.m, REDUCE_BLOCKS);
         runner.run(blocks, blk -> {
@@ -426,7 +474,7 @@ public final class VectorGemm implements Gemm {
 
     /** Per-thread packing buffers. Only code that never joins touches them, so no task can steal them. */
     private static final class Scratch {
-        final float[] a = new float[MC * KC];
+        private float[] a = new float[0];
         final float[] tile = new float[MR * NR];
         private final float[] bias = new float[NR];
         private float[] b = new float[0];
@@ -436,6 +484,13 @@ public final class VectorGemm implements Gemm {
             System.arraycopy(from, off, bias, 0, cols);
             java.util.Arrays.fill(bias, cols, NR, 0f);
             return bias;
+        }
+
+        float[] a(int size) {
+            if (a.length < size) {
+                a = new float[size];
+            }
+            return a;
         }
 
         float[] b(int size) {
