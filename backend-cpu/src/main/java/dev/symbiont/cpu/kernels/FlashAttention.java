@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Scaled-dot-product attention, forward, tiled FlashAttention-style: each task takes a block of
- * {@value #BR} query rows of one head and streams the keys past it {@value #BC} at a time. Per
+ * {@value #BR} query rows of one head and streams the keys past it {@value #KEYS} at a time. Per
  * key block it forms the scores S = (q·scale)·kᵀ (+ mask, causal), and keeps an online softmax
  * per query row — the running max m and sum l — rescaling the output rows accumulated so far
  * whenever m grows (Milakov &amp; Gimelshein 2018; Dao et al. 2022, Algorithm 1). The output is
@@ -28,8 +28,13 @@ public final class FlashAttention {
 
     /** Query rows per block. */
     public static final int BR = 64;
-    /** Keys per block. */
+    /** Keys per block in the backward, and per transposed block of the backward's kᵀ and vᵀ. */
     public static final int BC = 64;
+    /**
+     * Keys per block in the forward: 128 halves the online softmax's per-row work (a max and a
+     * sum across lanes, O's rows rescaled) per key, while the 64 × 128 scores still fit L1.
+     */
+    static final int KEYS = 128;
 
     /** The sizes of one attention call; query head h reads kv head h / (heads / kvHeads). */
     public record Dims(int batch, int heads, int kvHeads, int sq, int sk, int d) {
@@ -82,11 +87,11 @@ public final class FlashAttention {
      * used to) repeated the copy sq / BR times. Exactly k's size, so it fits an int index.
      */
     private static float[] transposedKeyBlocks(TileMath tm, Dims dims, HeadRows k) {
-        int kBlocks = (dims.sk() + BC - 1) / BC, d = dims.d();
+        int kBlocks = (dims.sk() + KEYS - 1) / KEYS, d = dims.d();
         float[] kt = new float[dims.batch() * dims.kvHeads() * dims.sk() * d];
         Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
             for (int item = from; item < to; item++) {
-                int bkh = item / kBlocks, j0 = (item % kBlocks) * BC, bc = Math.min(BC, dims.sk() - j0);
+                int bkh = item / kBlocks, j0 = (item % kBlocks) * KEYS, bc = Math.min(KEYS, dims.sk() - j0);
                 transposeRows(tm, k, bkh / dims.kvHeads(), bkh % dims.kvHeads(), j0, bc, d, kt, keyBlock(dims, bkh, j0), bc);
             }
         });
@@ -105,7 +110,7 @@ public final class FlashAttention {
 
     /** One task's blocks: the scaled queries, the scores, the row statistics and the output rows accumulated. */
     private static final class Scratch {
-        final float[] qs, o, s = new float[BR * BC], m = new float[BR], l = new float[BR];
+        final float[] qs, o, s = new float[BR * KEYS], m = new float[BR], l = new float[BR];
 
         Scratch(int d) {
             qs = new float[BR * d];
@@ -125,12 +130,12 @@ public final class FlashAttention {
         float[] o = t.o;
         Arrays.fill(o, 0, br * d, 0f);
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
-        for (int j0 = 0; j0 < keyEnd; j0 += BC) {
-            int bc = Math.min(BC, keyEnd - j0);
-            int kBlock = keyBlock(dims, b * dims.kvHeads() + kh, j0), ldk = Math.min(BC, dims.sk() - j0);
-            tm.mulAdd(br, bc, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, BC, false);
+        for (int j0 = 0; j0 < keyEnd; j0 += KEYS) {
+            int bc = Math.min(KEYS, keyEnd - j0);
+            int kBlock = keyBlock(dims, b * dims.kvHeads() + kh, j0), ldk = Math.min(KEYS, dims.sk() - j0);
+            tm.mulAdd(br, bc, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, KEYS, false);
             for (int r = 0; r < br; r++) {
-                int row = r * BC, i = i0 + r;
+                int row = r * KEYS, i = i0 + r;
                 if (mask != null) tm.addStrided(s, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
                 int visible = causal ? Math.max(0, Math.min(bc, dims.keyEnd(true, i) - j0)) : bc;
                 if (visible < bc) Arrays.fill(s, row + visible, row + bc, Float.NEGATIVE_INFINITY);
@@ -150,7 +155,7 @@ public final class FlashAttention {
             }
             // O += P · V over this key block
             int vRow = v.row(b, kh, j0);
-            tm.mulAdd(br, d, bc, s, 0, BC, 1, v.data(), vRow, v.rowStride(), o, 0, d, true);
+            tm.mulAdd(br, d, bc, s, 0, KEYS, 1, v.data(), vRow, v.rowStride(), o, 0, d, true);
         }
         for (int r = 0; r < br; r++) {
             int li = bh * dims.sq() + i0 + r, at = out.row(b, h, i0 + r);
