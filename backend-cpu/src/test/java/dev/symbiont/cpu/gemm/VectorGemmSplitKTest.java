@@ -47,6 +47,9 @@ class VectorGemmSplitKTest {
             assertEquals(1, VectorGemm.kParts(100, 60, shallow, pool.getParallelism()));
             check(pool, 100, 60, shallow, Layout.TRANSPOSED, rnd);
         }
+        // a weight gradient's C is split along k; a C beyond SPLIT_K_MAX_C floats is cut into rectangles
+        assertEquals(2, VectorGemm.kParts(1024, 256, 2048, 2));
+        assertEquals(1, VectorGemm.kParts(2048, 2048, 2048, 2));
     }
 
     @Test
