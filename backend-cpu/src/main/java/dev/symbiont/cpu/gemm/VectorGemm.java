@@ -310,22 +310,32 @@ public final class VectorGemm implements Gemm {
                 VectorGemmKernels.addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic);
             }
             float[] bias = accumulate ? null : pr.bias;
-            int aPanels = (mc + MR - 1) / MR;
-            for (int outer = 0, outers = aPanelsOuter ? aPanels : panels; outer < outers; outer++) {
-                for (int inner = 0, inners = aPanelsOuter ? panels : aPanels; inner < inners; inner++) {
-                    int q = aPanelsOuter ? inner : outer, ir = (aPanelsOuter ? outer : inner) * MR;
-                    int j = jc + q * NR, cols = Math.min(NR, nc - q * NR), rows = Math.min(MR, mc - ir);
-                    int bAt = q * NR * kc;
-                    int cAt = pr.cOff + (ic + ir) * pr.ldc + j;
-                    if (rows == MR && cols == NR) {
-                        VectorGemmKernels.kernel(kc, aBuf, ir * kc, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate,
-                                bias, pr.biasOff + j);
-                    } else {
-                        float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
-                        edgeTile(kc, aBuf, ir * kc, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile, edgeBias);
-                    }
+            if (aPanelsOuter) { // a wide rectangle: each A micro-panel stays in L1 (see the class comment)
+                for (int ir = 0; ir < mc; ir += MR) {
+                    for (int q = 0; q < panels; q++) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, ir * kc, jc, nc, q, kc, accumulate, bias);
+                }
+            } else {
+                for (int q = 0; q < panels; q++) {
+                    for (int ir = 0; ir < mc; ir += MR) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, ir * kc, jc, nc, q, kc, accumulate, bias);
                 }
             }
+        }
+    }
+
+    /**
+     * The micro-tile of C at row {@code row} (rowsLeft rows of the A block from there) and B panel
+     * q of the (jc, nc) block: the kernel on C itself, or through scratch at an edge.
+     */
+    private static void tile(Problem pr, Scratch s, float[] aBuf, float[] bBuf, int row, int rowsLeft, int aAt,
+                             int jc, int nc, int q, int kc, boolean accumulate, float[] bias) {
+        int j = jc + q * NR, cols = Math.min(NR, nc - q * NR), rows = Math.min(MR, rowsLeft);
+        int bAt = q * NR * kc;
+        int cAt = pr.cOff + row * pr.ldc + j;
+        if (rows == MR && cols == NR) {
+            VectorGemmKernels.kernel(kc, aBuf, aAt, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate, bias, pr.biasOff + j);
+        } else {
+            float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
+            edgeTile(kc, aBuf, aAt, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile, edgeBias);
         }
     }
 
