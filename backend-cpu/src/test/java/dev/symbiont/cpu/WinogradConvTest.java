@@ -85,6 +85,7 @@ class WinogradConvTest {
             "wide odd map (vector runs and a tail), 2, 5, 6, 37, 7, 1, CONTIGUOUS",
             "wide map padding 0, 1, 3, 5, 42, 4, 0, CONTIGUOUS",
             "wide map padding 2, 1, 4, 4, 35, 3, 2, CONTIGUOUS",
+            "a ResNet stage-1 width (overlapping last runs), 1, 3, 4, 56, 4, 1, CONTIGUOUS",
             "strided rows, 2, 5, 7, 6, 7, 1, NARROWED",
             "strided wide rows, 1, 3, 5, 40, 4, 1, NARROWED",
             "channels-last view, 2, 6, 6, 7, 5, 2, CHANNELS_LAST"})

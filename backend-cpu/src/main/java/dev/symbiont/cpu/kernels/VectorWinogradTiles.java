@@ -23,37 +23,55 @@ final class VectorWinogradTiles {
 
     /** The strip's V for all tw tiles: Bᵀ down the rows, B across each tile's columns. */
     static void input(float[] strip, int wp, int tw, float[] v, int dst, int plane) {
-        int e = 4 * wp, q = 0;
-        for (int bound = S.loopBound(wp); q < bound; q += L) {
-            FloatVector b0 = FloatVector.fromArray(S, strip, q), b1 = FloatVector.fromArray(S, strip, wp + q);
-            FloatVector b2 = FloatVector.fromArray(S, strip, 2 * wp + q), b3 = FloatVector.fromArray(S, strip, 3 * wp + q);
-            b0.sub(b2).intoArray(strip, e + q);
-            b1.add(b2).intoArray(strip, e + wp + q);
-            b2.sub(b1).intoArray(strip, e + 2 * wp + q);
-            b1.sub(b3).intoArray(strip, e + 3 * wp + q);
+        int e = 4 * wp;
+        if (wp < L) {
+            WinogradTransforms.down(strip, wp, 0);
+        } else {
+            for (int q = 0; q < wp; q += L) downRun(strip, wp, e, Math.min(q, wp - L));
         }
-        WinogradTransforms.down(strip, wp, q);
-        int tx = 0;
-        for (; tx + L <= tw; tx += L) {                                 // columns 2tx … 2tx + 2L + 1 lie inside wp
-            for (int i = 0; i < 4; i++) {
-                int src = e + i * wp + 2 * tx, p = 4 * i * plane + dst + tx;
-                FloatVector a = FloatVector.fromArray(S, strip, src), b = FloatVector.fromArray(S, strip, src + L);
-                FloatVector a2 = FloatVector.fromArray(S, strip, src + 2), b2 = FloatVector.fromArray(S, strip, src + 2 + L);
-                FloatVector d0 = a.rearrange(EVEN, b), d1 = a.rearrange(ODD, b);
-                FloatVector d2 = a2.rearrange(EVEN, b2), d3 = a2.rearrange(ODD, b2);
-                d0.sub(d2).intoArray(v, p);
-                d1.add(d2).intoArray(v, p + plane);
-                d2.sub(d1).intoArray(v, p + 2 * plane);
-                d1.sub(d3).intoArray(v, p + 3 * plane);
-            }
+        if (tw < L) {
+            WinogradTransforms.across(strip, wp, 0, tw, v, dst, plane);
+            return;
         }
-        WinogradTransforms.across(strip, wp, tx, tw, v, dst, plane);
+        for (int tx = 0; tx < tw; tx += L) acrossRun(strip, e, wp, Math.min(tx, tw - L), v, dst, plane);
     }
 
-    /** Tiles of a row whose run of L starting at a multiple of L has both output columns inside the map: a multiple of L. */
+    /** Bᵀ down the strip's columns [q, q + L); the last run may overlap the one before it (same values again). */
+    private static void downRun(float[] strip, int wp, int e, int q) {
+        FloatVector b0 = FloatVector.fromArray(S, strip, q), b1 = FloatVector.fromArray(S, strip, wp + q);
+        FloatVector b2 = FloatVector.fromArray(S, strip, 2 * wp + q), b3 = FloatVector.fromArray(S, strip, 3 * wp + q);
+        b0.sub(b2).intoArray(strip, e + q);
+        b1.add(b2).intoArray(strip, e + wp + q);
+        b2.sub(b1).intoArray(strip, e + 2 * wp + q);
+        b1.sub(b3).intoArray(strip, e + 3 * wp + q);
+    }
+
+    /**
+     * B across the columns of tiles [tx, tx + L): columns 2tx … 2tx + 2L + 1 lie inside wp. A row's
+     * last run may start before the previous run's end; the tiles they share get the same values again.
+     */
+    private static void acrossRun(float[] strip, int e, int wp, int tx, float[] v, int dst, int plane) {
+        for (int i = 0; i < 4; i++) {
+            int src = e + i * wp + 2 * tx, p = 4 * i * plane + dst + tx;
+            FloatVector a = FloatVector.fromArray(S, strip, src), b = FloatVector.fromArray(S, strip, src + L);
+            FloatVector a2 = FloatVector.fromArray(S, strip, src + 2), b2 = FloatVector.fromArray(S, strip, src + 2 + L);
+            FloatVector d0 = a.rearrange(EVEN, b), d1 = a.rearrange(ODD, b);
+            FloatVector d2 = a2.rearrange(EVEN, b2), d3 = a2.rearrange(ODD, b2);
+            d0.sub(d2).intoArray(v, p);
+            d1.add(d2).intoArray(v, p + plane);
+            d2.sub(d1).intoArray(v, p + 2 * plane);
+            d1.sub(d3).intoArray(v, p + 3 * plane);
+        }
+    }
+
+    /**
+     * Tiles at the start of a row that the vector runs cover: every tile with both output columns
+     * inside the map when there are at least L of them (the last run overlapping the one before),
+     * else none.
+     */
     static int fullTiles(int tw, int ow) {
         int full = Math.min(tw, ow / 2);
-        return full - full % L;
+        return full >= L ? full : 0;
     }
 
     /**
@@ -63,8 +81,8 @@ final class VectorWinogradTiles {
      */
     static int output(float[] m, int src, int plane, int tw, float[] out, int base, int ow, boolean second, float b) {
         int end = fullTiles(tw, ow);
-        for (int tx = 0; tx < end; tx += L) {
-            int p = src + tx;
+        for (int run = 0; run < end; run += L) {
+            int tx = Math.min(run, end - L), p = src + tx;
             FloatVector m0 = load(m, p, 0, plane), m1 = load(m, p, 1, plane), m2 = load(m, p, 2, plane), m3 = load(m, p, 3, plane);
             FloatVector m4 = load(m, p, 4, plane), m5 = load(m, p, 5, plane), m6 = load(m, p, 6, plane), m7 = load(m, p, 7, plane);
             FloatVector m8 = load(m, p, 8, plane), m9 = load(m, p, 9, plane), m10 = load(m, p, 10, plane), m11 = load(m, p, 11, plane);
@@ -87,7 +105,8 @@ final class VectorWinogradTiles {
      */
     static float gradOutput(float[] gd, int row, int ow, boolean second, int end, float[] dm, int dst, int plane) {
         FloatVector sum = FloatVector.zero(S), zero = FloatVector.zero(S);
-        for (int tx = 0; tx < end; tx += L) {
+        for (int run = 0; run < end; run += L) {
+            int tx = Math.min(run, end - L);
             int at = row + 2 * tx;
             FloatVector a = FloatVector.fromArray(S, gd, at), b = FloatVector.fromArray(S, gd, at + L);
             FloatVector y00 = a.rearrange(EVEN, b), y01 = a.rearrange(ODD, b), y10 = zero, y11 = zero;
@@ -96,7 +115,8 @@ final class VectorWinogradTiles {
                 y10 = c.rearrange(EVEN, d);
                 y11 = c.rearrange(ODD, d);
             }
-            sum = sum.add(y00.add(y01)).add(y10.add(y11));
+            // an overlapping last run counts only the tiles the run before did not
+            sum = sum.add(y00.add(y01).add(y10.add(y11)), S.indexInRange(tx - run, L));
             int p = dst + tx;
             spread(dm, p, plane, y00, y01);
             spread(dm, p + 4 * plane, plane, y00.add(y10), y01.add(y11));
