@@ -21,13 +21,23 @@ final class VectorWinogradTiles {
     private static final VectorShuffle<Float> ZIP_LO = VectorShuffle.fromOp(S, i -> (i % 2) * L + i / 2);
     private static final VectorShuffle<Float> ZIP_HI = VectorShuffle.fromOp(S, i -> (i % 2) * L + L / 2 + i / 2);
 
-    /** The strip's V for all tw tiles: Bᵀ down the rows, B across each tile's columns. */
-    static void input(float[] strip, int wp, int tw, float[] v, int dst, int plane) {
-        int e = 4 * wp;
-        if (wp < L) {
-            WinogradTransforms.down(strip, wp, 0);
-        } else {
-            for (int q = 0; q < wp; q += L) downRun(strip, wp, e, Math.min(q, wp - L));
+    /**
+     * V for all tw tiles of four input rows (starting at s0 … s3 in xd, −1 for a padding row):
+     * Bᵀ down the rows' {@code copied} floats, straight into the strip's rows 4…7 from column
+     * pw (the padded columns there must be zero), then B across each tile's columns.
+     */
+    static void input(float[] xd, int s0, int s1, int s2, int s3, int pw, int copied, float[] strip, int wp, int tw,
+                      float[] v, int dst, int plane) {
+        int e = 4 * wp, at = e + pw, j = 0;
+        if (copied >= L) {
+            for (; j < copied; j += L) downRun(xd, s0, s1, s2, s3, Math.min(j, copied - L), strip, at, wp);
+        }
+        for (; j < copied; j++) {
+            float b0 = at(xd, s0, j), b1 = at(xd, s1, j), b2 = at(xd, s2, j), b3 = at(xd, s3, j);
+            strip[at + j] = b0 - b2;
+            strip[at + wp + j] = b1 + b2;
+            strip[at + 2 * wp + j] = b2 - b1;
+            strip[at + 3 * wp + j] = b1 - b3;
         }
         if (tw < L) {
             WinogradTransforms.across(strip, wp, 0, tw, v, dst, plane);
@@ -36,14 +46,21 @@ final class VectorWinogradTiles {
         for (int tx = 0; tx < tw; tx += L) acrossRun(strip, e, wp, Math.min(tx, tw - L), v, dst, plane);
     }
 
-    /** Bᵀ down the strip's columns [q, q + L); the last run may overlap the one before it (same values again). */
-    private static void downRun(float[] strip, int wp, int e, int q) {
-        FloatVector b0 = FloatVector.fromArray(S, strip, q), b1 = FloatVector.fromArray(S, strip, wp + q);
-        FloatVector b2 = FloatVector.fromArray(S, strip, 2 * wp + q), b3 = FloatVector.fromArray(S, strip, 3 * wp + q);
-        b0.sub(b2).intoArray(strip, e + q);
-        b1.add(b2).intoArray(strip, e + wp + q);
-        b2.sub(b1).intoArray(strip, e + 2 * wp + q);
-        b1.sub(b3).intoArray(strip, e + 3 * wp + q);
+    /** Bᵀ down columns [j, j + L) of the four rows into the strip at {@code at + j}; a last run may overlap (same values again). */
+    private static void downRun(float[] xd, int s0, int s1, int s2, int s3, int j, float[] strip, int at, int wp) {
+        FloatVector b0 = row(xd, s0, j), b1 = row(xd, s1, j), b2 = row(xd, s2, j), b3 = row(xd, s3, j);
+        b0.sub(b2).intoArray(strip, at + j);
+        b1.add(b2).intoArray(strip, at + wp + j);
+        b2.sub(b1).intoArray(strip, at + 2 * wp + j);
+        b1.sub(b3).intoArray(strip, at + 3 * wp + j);
+    }
+
+    private static FloatVector row(float[] xd, int start, int j) {
+        return start < 0 ? FloatVector.zero(S) : FloatVector.fromArray(S, xd, start + j);
+    }
+
+    private static float at(float[] xd, int start, int j) {
+        return start < 0 ? 0f : xd[start + j];
     }
 
     /**

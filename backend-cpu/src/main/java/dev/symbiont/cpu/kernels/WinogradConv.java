@@ -78,19 +78,21 @@ public final class WinogradConv {
         int o = g.outChannels(), c = g.inChannels();
         boolean across = bl.count() >= CpuThreads.parallelism();
         Parallel.forRange(bl.count(), across ? 1 : bl.count(), (from, to) -> {
-            float[] v = new float[POINTS * c * bl.maxTiles()], m = new float[POINTS * o * bl.maxTiles()];
+            float[] v = new float[POINTS * WinogradTransforms.plane(c, bl.maxTiles())];
+            float[] m = new float[POINTS * WinogradTransforms.plane(o, bl.maxTiles())];
             float[] strip = new float[WinogradTransforms.stripFloats(bl.tw())];
             for (int b = from; b < to; b++) {
                 int r0 = bl.first(b), r1 = bl.end(b), tiles = (r1 - r0) * bl.tw();
+                int vPlane = WinogradTransforms.plane(c, tiles), mPlane = WinogradTransforms.plane(o, tiles);
                 WinogradTransforms.input(x, g, r0, r1, bl.tw(), bl.th(), v, strip, vector);
                 if (across) {
                     for (int p = 0; p < POINTS; p++) {
-                        gemm.sgemmBatched(1, o, tiles, c, u, p * o * c, 0, c, 1, v, p * c * tiles, 0, tiles, 1,
-                                m, p * o * tiles, 0, tiles);
+                        gemm.sgemmBatched(1, o, tiles, c, u, p * o * c, 0, c, 1, v, p * vPlane, 0, tiles, 1,
+                                m, p * mPlane, 0, tiles);
                     }
                 } else {
-                    gemm.sgemmBatched(POINTS, o, tiles, c, u, 0, o * c, c, 1, v, 0, c * tiles, tiles, 1,
-                            m, 0, o * tiles, tiles);
+                    gemm.sgemmBatched(POINTS, o, tiles, c, u, 0, o * c, c, 1, v, 0, vPlane, tiles, 1,
+                            m, 0, mPlane, tiles);
                 }
                 WinogradTransforms.output(m, bias, g, r0, r1, bl.tw(), bl.th(), out, vector);
             }
@@ -120,16 +122,18 @@ public final class WinogradConv {
         int grain = across ? 1 : bl.count(), chunks = Parallel.chunks(bl.count(), grain);
         float[][] duParts = new float[chunks][], dbParts = new float[chunks][];
         Parallel.forChunks(bl.count(), grain, (chunk, from, to) -> {
-            float[] v = new float[POINTS * c * bl.maxTiles()], dm = new float[POINTS * o * bl.maxTiles()];
+            float[] v = new float[POINTS * WinogradTransforms.plane(c, bl.maxTiles())];
+            float[] dm = new float[POINTS * WinogradTransforms.plane(o, bl.maxTiles())];
             float[] strip = new float[WinogradTransforms.stripFloats(bl.tw())];
             float[] du = new float[POINTS * plane];
             float[] dbAcc = db == null ? null : new float[o];
             for (int b = from; b < to; b++) {
                 int r0 = bl.first(b), r1 = bl.end(b), tiles = (r1 - r0) * bl.tw();
+                int vPlane = WinogradTransforms.plane(c, tiles), mPlane = WinogradTransforms.plane(o, tiles);
                 WinogradTransforms.gradOutput(grad, g, r0, r1, bl.tw(), bl.th(), dm, dbAcc, vector);
                 WinogradTransforms.input(x, g, r0, r1, bl.tw(), bl.th(), v, strip, vector);
                 for (int p = 0; p < POINTS; p++) {                      // dU_ξ += dM_ξ · V_ξᵀ, summed in place
-                    gemm.sgemmAccumulate(o, c, tiles, dm, p * o * tiles, tiles, 1, v, p * c * tiles, 1, tiles, du, p * plane, c);
+                    gemm.sgemmAccumulate(o, c, tiles, dm, p * mPlane, tiles, 1, v, p * vPlane, 1, tiles, du, p * plane, c);
                 }
             }
             duParts[chunk] = du;

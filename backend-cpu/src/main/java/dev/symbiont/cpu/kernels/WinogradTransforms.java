@@ -12,8 +12,8 @@ import java.util.Arrays;
  *   V = Bᵀ d B  (input tile d, 4×4)    U = G g Gᵀ  (kernel g, 3×3)    Y = Aᵀ (Σ_c U ⊙ V) A  (output tile, 2×2)
  * </pre>
  * and for the weight gradient dM = A dY Aᵀ, dg = Gᵀ dU G. Each of the 16 points ξ = 4i + j of a
- * tile lives in its own (channels × tiles) matrix, {@code m[ξ·channels·T + channel·T + t]}, so the
- * products over channels are 16 GEMMs. Tile row r of a block is image r / th, tiles (r mod th, tx);
+ * tile lives in its own (channels × tiles) matrix, {@code m[ξ·plane + channel·T + t]} with
+ * {@link #plane} ≥ channels·T, so the products over channels are 16 GEMMs. Tile row r of a block is image r / th, tiles (r mod th, tx);
  * output tile (ty, tx) covers output rows 2ty, 2ty + 1 and reads input rows 2ty − padH … 2ty − padH + 3
  * (columns likewise); rows and columns outside the input read zero, outputs past the edge of an odd
  * map are dropped.
@@ -58,13 +58,26 @@ final class WinogradTransforms {
         return u;
     }
 
+    /**
+     * Floats from one point's (channels × tiles) matrix to the next in V, M and dM: channels·tiles
+     * rounded up to an odd number of 64-byte lines. The transforms touch all 16 points of a tile at
+     * once; at a multiple of 4 KiB apart (64 channels × 112 tiles is 7 × 4 KiB) those 16 streams
+     * all map to the same L1 sets, which hold 8 lines each.
+     */
+    static int plane(int channels, int tiles) {
+        int lines = (channels * tiles + 15) / 16;
+        return 16 * (lines | 1);
+    }
+
     /** Kernel tap k = 3i + j as stored, or of the kernel turned by 180°. */
     private static int tap(boolean flipped, int k) { return flipped ? 8 - k : k; }
 
     /**
      * V[ξ][c][t] = (Bᵀ d B)_ξ for the block's tile rows [r0, r1), each tw tiles wide (T = (r1 − r0)·tw).
      * Four input rows at a time are copied into a zero-padded strip, combined down the rows
-     * (Bᵀ, whole strips: loops the JIT vectorises), then across each tile's four columns (B).
+     * (Bᵀ, whole strips: loops the JIT vectorises), then across each tile's four columns (B). The
+     * vector path combines the four rows straight from x into the strip's lower half instead, its
+     * padded columns zeroed once per call.
      *
      * @param x      the input as (N·C·H, W) rows
      * @param strip  scratch of {@link #stripFloats(int)} floats
@@ -72,13 +85,19 @@ final class WinogradTransforms {
      */
     static void input(Rows x, ConvGeometry g, int r0, int r1, int tw, int th, float[] v, float[] strip, boolean vector) {
         int c = g.inChannels(), h = g.inH(), w = g.inW(), ph = g.padH(), pw = g.padW();
-        int wp = 2 * tw + 2, tiles = (r1 - r0) * tw, plane = c * tiles;
+        int wp = 2 * tw + 2, tiles = (r1 - r0) * tw, plane = plane(c, tiles);
         int copied = Math.max(0, Math.min(w, wp - pw));
         float[] xd = x.data();
+        if (vector) Arrays.fill(strip, 0f);
         for (int r = r0; r < r1; r++) {
             int n = r / th, ty = r % th, t0 = (r - r0) * tw;
             for (int ch = 0; ch < c; ch++) {
-                int rowBase = (n * c + ch) * h;
+                int rowBase = (n * c + ch) * h, dst = ch * tiles + t0, top = 2 * ty - ph;
+                if (vector) {
+                    VectorWinogradTiles.input(xd, start(x, rowBase, top, h), start(x, rowBase, top + 1, h),
+                            start(x, rowBase, top + 2, h), start(x, rowBase, top + 3, h), pw, copied, strip, wp, tw, v, dst, plane);
+                    continue;
+                }
                 for (int i = 0; i < 4; i++) {                       // the padded input rows 2ty − ph + i
                     int row = 2 * ty - ph + i, off = i * wp;
                     if (row < 0 || row >= h) {
@@ -89,15 +108,15 @@ final class WinogradTransforms {
                     System.arraycopy(xd, x.start(rowBase + row), strip, off + pw, copied);
                     Arrays.fill(strip, off + pw + copied, off + wp, 0f);
                 }
-                int dst = ch * tiles + t0;
-                if (vector) {
-                    VectorWinogradTiles.input(strip, wp, tw, v, dst, plane);
-                } else {
-                    down(strip, wp, 0);
-                    across(strip, wp, 0, tw, v, dst, plane);
-                }
+                down(strip, wp, 0);
+                across(strip, wp, 0, tw, v, dst, plane);
             }
         }
+    }
+
+    /** Where input row {@code row} of the plane starting at row rowBase begins, or −1 for a padding row. */
+    private static int start(Rows x, int rowBase, int row, int h) {
+        return row < 0 || row >= h ? -1 : x.start(rowBase + row);
     }
 
     /** Bᵀ down the strip's four padded rows, columns [q0, wp): rows 4…7 of the strip. */
@@ -140,7 +159,7 @@ final class WinogradTransforms {
      * @param vector whether whole runs of tiles go through the Vector API ({@link VectorWinogradTiles})
      */
     static void output(float[] m, Rows bias, ConvGeometry g, int r0, int r1, int tw, int th, float[] out, boolean vector) {
-        int o = g.outChannels(), oh = g.outH(), ow = g.outW(), tiles = (r1 - r0) * tw, plane = o * tiles;
+        int o = g.outChannels(), oh = g.outH(), ow = g.outW(), tiles = (r1 - r0) * tw, plane = plane(o, tiles);
         for (int r = r0; r < r1; r++) {
             int n = r / th, ty = r % th, t0 = (r - r0) * tw;
             boolean second = 2 * ty + 1 < oh;
@@ -185,7 +204,7 @@ final class WinogradTransforms {
      * @param dm   16 × O × T
      */
     static void gradOutput(Rows grad, ConvGeometry g, int r0, int r1, int tw, int th, float[] dm, float[] db, boolean vector) {
-        int o = g.outChannels(), oh = g.outH(), ow = g.outW(), tiles = (r1 - r0) * tw, plane = o * tiles;
+        int o = g.outChannels(), oh = g.outH(), ow = g.outW(), tiles = (r1 - r0) * tw, plane = plane(o, tiles);
         float[] gd = grad.data();
         for (int r = r0; r < r1; r++) {
             int n = r / th, ty = r % th, t0 = (r - r0) * tw;
