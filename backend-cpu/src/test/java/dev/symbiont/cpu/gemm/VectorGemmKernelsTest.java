@@ -8,11 +8,14 @@ import static dev.symbiont.cpu.gemm.VectorGemmKernels.MR;
 import static dev.symbiont.cpu.gemm.VectorGemmKernels.NR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The micro-kernel alone against a scalar loop, for each thing its epilogue adds to the
  * product (nothing, a bias, C itself), inside a padded C and at offsets, for short and long k.
- * The surefire runs gemm-tile-4 and gemm-tile-8 run it with both tiles.
+ * The surefire runs gemm-tile-4 and gemm-tile-8 run it with both tiles. The narrow kernel of a
+ * partial last B panel likewise, with C ending where the tile's last row does, so that its
+ * masked loads and stores sit at the array's end.
  */
 class VectorGemmKernelsTest {
 
@@ -32,6 +35,45 @@ class VectorGemmKernelsTest {
     @Test
     void should_add_the_product_to_c_when_accumulating() {
         for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, true, false);
+    }
+
+    @Test
+    void the_narrow_kernel_writes_only_its_columns_of_the_product() {
+        assumeTrue(VectorGemmKernels.NARROW, "the narrow kernel runs with the 8-row tile only");
+        for (int cols : new int[] {1, 5, VectorGemmKernels.L - 1, VectorGemmKernels.L}) {
+            for (int kc : new int[] {1, 3, 64}) {
+                checkNarrow(cols, kc, false, false);
+                checkNarrow(cols, kc, false, true);
+                checkNarrow(cols, kc, true, false);
+            }
+        }
+    }
+
+    private static void checkNarrow(int cols, int kc, boolean accumulate, boolean withBias) {
+        Random rnd = new Random(97L * cols + kc + (accumulate ? 1 : 0) + (withBias ? 2 : 0));
+        float[] ap = random(A_OFF + kc * MR, rnd), bp = random(B_OFF + kc * NR, rnd);
+        float[] bias = new float[BIAS_OFF + NR];
+        for (int j = 0; j < cols; j++) bias[BIAS_OFF + j] = rnd.nextFloat() * 2 - 1;
+        float[] c = new float[C_OFF + (MR - 1) * LDC + cols];               // ends with the tile's last row
+        java.util.Arrays.fill(c, SENTINEL);
+        float[] before = random(MR * cols, rnd);
+        for (int r = 0; r < MR; r++) {
+            for (int j = 0; j < cols; j++) c[C_OFF + r * LDC + j] = accumulate ? before[r * cols + j] : Float.NaN;
+        }
+        VectorGemmKernels.narrowKernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, cols, accumulate, withBias ? bias : null, BIAS_OFF);
+        String where = "narrow cols=" + cols + " kc=" + kc + " accumulate=" + accumulate + " bias=" + withBias;
+        for (int idx = 0; idx < c.length; idx++) {
+            int rel = idx - C_OFF, r = Math.floorDiv(rel, LDC), j = Math.floorMod(rel, LDC);
+            if (rel < 0 || r >= MR || j >= cols) {
+                assertEquals(SENTINEL, c[idx], where + ": wrote outside the tile at index " + idx);
+                continue;
+            }
+            double expected = accumulate ? before[r * cols + j] : withBias ? bias[BIAS_OFF + j] : 0;
+            for (int p = 0; p < kc; p++) expected += (double) ap[A_OFF + p * MR + r] * bp[B_OFF + p * NR + j];
+            if (!(Math.abs(expected - c[idx]) <= 1e-5 * kc * (1 + Math.abs(expected)))) {
+                fail(where + ": at (" + r + "," + j + ") expected " + expected + " but got " + c[idx]);
+            }
+        }
     }
 
     private static void check(int kc, boolean accumulate, boolean withBias) {
