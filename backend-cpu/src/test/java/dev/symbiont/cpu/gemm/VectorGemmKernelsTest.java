@@ -24,17 +24,17 @@ class VectorGemmKernelsTest {
 
     @Test
     void should_overwrite_the_tile_with_the_product() {
-        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, false, false);
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(NR, kc, false, false);
     }
 
     @Test
     void should_add_the_bias_to_every_row_of_the_tile() {
-        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, false, true);
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(NR, kc, false, true);
     }
 
     @Test
     void should_add_the_product_to_c_when_accumulating() {
-        for (int kc : new int[] {1, 2, 3, 17, 256}) check(kc, true, false);
+        for (int kc : new int[] {1, 2, 3, 17, 256}) check(NR, kc, true, false);
     }
 
     @Test
@@ -42,26 +42,31 @@ class VectorGemmKernelsTest {
         assumeTrue(VectorGemmKernels.NARROW, "the narrow kernel runs with the 8-row tile only");
         for (int cols : new int[] {1, 5, VectorGemmKernels.L - 1, VectorGemmKernels.L}) {
             for (int kc : new int[] {1, 3, 64}) {
-                checkNarrow(cols, kc, false, false);
-                checkNarrow(cols, kc, false, true);
-                checkNarrow(cols, kc, true, false);
+                check(cols, kc, false, false);
+                check(cols, kc, false, true);
+                check(cols, kc, true, false);
             }
         }
     }
 
-    private static void checkNarrow(int cols, int kc, boolean accumulate, boolean withBias) {
-        Random rnd = new Random(97L * cols + kc + (accumulate ? 1 : 0) + (withBias ? 2 : 0));
-        float[] ap = random(A_OFF + kc * MR, rnd), bp = random(B_OFF + kc * NR, rnd);
-        float[] bias = new float[BIAS_OFF + NR];
-        for (int j = 0; j < cols; j++) bias[BIAS_OFF + j] = rnd.nextFloat() * 2 - 1;
-        float[] c = new float[C_OFF + (MR - 1) * LDC + cols];               // ends with the tile's last row
+    /** The full kernel (cols = NR) or the narrow one (C then ends with the tile's last row) against a double-precision loop. */
+    private static void check(int cols, int kc, boolean accumulate, boolean withBias) {
+        boolean narrow = cols < NR;
+        Random rnd = new Random(97L * cols + 31L * kc + (accumulate ? 1 : 0) + (withBias ? 2 : 0));
+        float[] ap = random(A_OFF + kc * MR, rnd), bp = random(B_OFF + kc * NR, rnd), bias = random(BIAS_OFF + NR, rnd);
+        float[] c = new float[C_OFF + (MR - 1) * LDC + cols + (narrow ? 0 : LDC - NR + 4)];
         java.util.Arrays.fill(c, SENTINEL);
         float[] before = random(MR * cols, rnd);
         for (int r = 0; r < MR; r++) {
             for (int j = 0; j < cols; j++) c[C_OFF + r * LDC + j] = accumulate ? before[r * cols + j] : Float.NaN;
         }
-        VectorGemmKernels.narrowKernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, cols, accumulate, withBias ? bias : null, BIAS_OFF);
-        String where = "narrow cols=" + cols + " kc=" + kc + " accumulate=" + accumulate + " bias=" + withBias;
+        float[] b = withBias ? bias : null;
+        if (narrow) {
+            VectorGemmKernels.narrowKernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, cols, accumulate, b, BIAS_OFF);
+        } else {
+            VectorGemmKernels.kernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, accumulate, b, BIAS_OFF);
+        }
+        String where = "cols=" + cols + " kc=" + kc + " accumulate=" + accumulate + " bias=" + withBias;
         for (int idx = 0; idx < c.length; idx++) {
             int rel = idx - C_OFF, r = Math.floorDiv(rel, LDC), j = Math.floorMod(rel, LDC);
             if (rel < 0 || r >= MR || j >= cols) {
@@ -69,31 +74,6 @@ class VectorGemmKernelsTest {
                 continue;
             }
             double expected = accumulate ? before[r * cols + j] : withBias ? bias[BIAS_OFF + j] : 0;
-            for (int p = 0; p < kc; p++) expected += (double) ap[A_OFF + p * MR + r] * bp[B_OFF + p * NR + j];
-            if (!(Math.abs(expected - c[idx]) <= 1e-5 * kc * (1 + Math.abs(expected)))) {
-                fail(where + ": at (" + r + "," + j + ") expected " + expected + " but got " + c[idx]);
-            }
-        }
-    }
-
-    private static void check(int kc, boolean accumulate, boolean withBias) {
-        Random rnd = new Random(31L * kc + (accumulate ? 1 : 0) + (withBias ? 2 : 0));
-        float[] ap = random(A_OFF + kc * MR, rnd), bp = random(B_OFF + kc * NR, rnd), bias = random(BIAS_OFF + NR, rnd);
-        float[] c = new float[C_OFF + MR * LDC + 4];
-        java.util.Arrays.fill(c, SENTINEL);
-        float[] before = random(MR * NR, rnd);
-        for (int r = 0; r < MR; r++) {
-            for (int j = 0; j < NR; j++) c[C_OFF + r * LDC + j] = accumulate ? before[r * NR + j] : Float.NaN;
-        }
-        VectorGemmKernels.kernel(kc, ap, A_OFF, bp, B_OFF, c, C_OFF, LDC, accumulate, withBias ? bias : null, BIAS_OFF);
-        String where = "kc=" + kc + " accumulate=" + accumulate + " bias=" + withBias;
-        for (int idx = 0; idx < c.length; idx++) {
-            int rel = idx - C_OFF, r = Math.floorDiv(rel, LDC), j = Math.floorMod(rel, LDC);
-            if (rel < 0 || r >= MR || j >= NR) {
-                assertEquals(SENTINEL, c[idx], where + ": wrote outside the tile at index " + idx);
-                continue;
-            }
-            double expected = accumulate ? before[r * NR + j] : withBias ? bias[BIAS_OFF + j] : 0;
             for (int p = 0; p < kc; p++) expected += (double) ap[A_OFF + p * MR + r] * bp[B_OFF + p * NR + j];
             if (!(Math.abs(expected - c[idx]) <= 1e-5 * kc * (1 + Math.abs(expected)))) {
                 fail(where + ": at (" + r + "," + j + ") expected " + expected + " but got " + c[idx]);
