@@ -152,16 +152,6 @@ final class VectorGemmKernels {
 
     /** Whether {@link #narrowKernel} runs here: the 8-row tile, whose C rows it reads and writes under a mask. */
     static final boolean NARROW = MR == 8;
-    /** MASKS[n]: the first n lanes. */
-    private static final VectorMask<Float>[] MASKS = masks();
-
-    @SuppressWarnings("unchecked")
-    private static VectorMask<Float>[] masks() {
-        VectorMask<Float>[] m = new VectorMask[L + 1];
-        for (int n = 0; n <= L; n++) m[n] = SPECIES.indexInRange(0, n);
-        return m;
-    }
-
     /**
      * C[8 × cols] (+)= Ap · Bp for a partial last B panel of at most L columns: one vector per
      * row, its C lanes loaded and stored under a mask, so the tile costs half a full one and no
@@ -171,20 +161,26 @@ final class VectorGemmKernels {
      */
     static void narrowKernel(int kc, float[] ap, int aOff, float[] bp, int bOff, float[] c, int cOff, int ldc,
                              int cols, boolean accumulate, float[] bias, int biasOff) {
-        VectorMask<Float> m = MASKS[cols];
-        FloatVector c0, c1, c2, c3, c4, c5, c6, c7;
+        narrowRows(kc, ap, aOff, bp, bOff, c, cOff, ldc, cols, accumulate, bias, biasOff);
+        narrowRows(kc, ap, aOff + 4, bp, bOff, c, cOff + 4 * ldc, ldc, cols, accumulate, bias, biasOff);
+    }
+
+    /**
+     * Four rows of {@link #narrowKernel}: a method C1 can compile (all eight rows at once ran out of
+     * its registers, and the method then stayed in unintrinsified code, ten times slower).
+     */
+    private static void narrowRows(int kc, float[] ap, int aOff, float[] bp, int bOff, float[] c, int cOff, int ldc,
+                                   int cols, boolean accumulate, float[] bias, int biasOff) {
+        VectorMask<Float> m = SPECIES.indexInRange(0, cols);
+        FloatVector c0, c1, c2, c3;
         if (accumulate) {
             c0 = FloatVector.fromArray(SPECIES, c, cOff, m);
             c1 = FloatVector.fromArray(SPECIES, c, cOff + ldc, m);
             c2 = FloatVector.fromArray(SPECIES, c, cOff + 2 * ldc, m);
             c3 = FloatVector.fromArray(SPECIES, c, cOff + 3 * ldc, m);
-            c4 = FloatVector.fromArray(SPECIES, c, cOff + 4 * ldc, m);
-            c5 = FloatVector.fromArray(SPECIES, c, cOff + 5 * ldc, m);
-            c6 = FloatVector.fromArray(SPECIES, c, cOff + 6 * ldc, m);
-            c7 = FloatVector.fromArray(SPECIES, c, cOff + 7 * ldc, m);
         } else {
             FloatVector z = bias == null ? FloatVector.zero(SPECIES) : FloatVector.fromArray(SPECIES, bias, biasOff);
-            c0 = z; c1 = z; c2 = z; c3 = z; c4 = z; c5 = z; c6 = z; c7 = z;
+            c0 = z; c1 = z; c2 = z; c3 = z;
         }
         for (int p = 0; p < kc; p++) {
             int ai = aOff + p * 8;
@@ -193,19 +189,11 @@ final class VectorGemmKernels {
             c1 = FloatVector.broadcast(SPECIES, ap[ai + 1]).fma(b, c1);
             c2 = FloatVector.broadcast(SPECIES, ap[ai + 2]).fma(b, c2);
             c3 = FloatVector.broadcast(SPECIES, ap[ai + 3]).fma(b, c3);
-            c4 = FloatVector.broadcast(SPECIES, ap[ai + 4]).fma(b, c4);
-            c5 = FloatVector.broadcast(SPECIES, ap[ai + 5]).fma(b, c5);
-            c6 = FloatVector.broadcast(SPECIES, ap[ai + 6]).fma(b, c6);
-            c7 = FloatVector.broadcast(SPECIES, ap[ai + 7]).fma(b, c7);
         }
         c0.intoArray(c, cOff, m);
         c1.intoArray(c, cOff + ldc, m);
         c2.intoArray(c, cOff + 2 * ldc, m);
         c3.intoArray(c, cOff + 3 * ldc, m);
-        c4.intoArray(c, cOff + 4 * ldc, m);
-        c5.intoArray(c, cOff + 5 * ldc, m);
-        c6.intoArray(c, cOff + 6 * ldc, m);
-        c7.intoArray(c, cOff + 7 * ldc, m);
     }
 
     /**
