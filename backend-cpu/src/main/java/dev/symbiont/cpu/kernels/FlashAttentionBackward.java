@@ -142,7 +142,7 @@ public final class FlashAttentionBackward {
                     if (mask != null) tm.addStrided(p, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
                     int visible = causal ? Math.max(0, Math.min(bc, dims.keyEnd(true, i) - j0)) : bc;
                     if (visible < bc) Arrays.fill(p, row + visible, row + bc, Float.NEGATIVE_INFINITY);
-                    tm.expSum(p, row, bc, rowLse);
+                    tm.exp(p, row, bc, rowLse);
                 }
                 int doRow = gradOut.row(b, h, i0);
                 tm.mulAdd(br, bc, d, gradOut.data(), doRow, gradOut.rowStride(), 1, t.vt, 0, BC, dp, 0, BC, false);

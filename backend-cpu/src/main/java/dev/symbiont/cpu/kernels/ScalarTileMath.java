@@ -37,6 +37,11 @@ final class ScalarTileMath implements TileMath {
     }
 
     @Override
+    public void exp(float[] x, int off, int n, float shift) {
+        for (int i = 0; i < n; i++) x[off + i] = (float) Math.exp(x[off + i] - shift);
+    }
+
+    @Override
     public float expSum(float[] x, int off, int n, float shift) {
         float sum = 0;
         for (int i = 0; i < n; i++) {

@@ -34,6 +34,12 @@ public interface TileMath {
     /** x[i] = exp(x[i] − shift) over [off, off + n); returns their sum. */
     float expSum(float[] x, int off, int n, float shift);
 
+    /**
+     * x[i] = exp(x[i] − shift) over [off, off + n), the same values as {@link #expSum} without the
+     * sum: the backward recomputes P from the forward's logsumexp and needs no row sum.
+     */
+    void exp(float[] x, int off, int n, float shift);
+
     /** x[xOff + i] = y[yOff + i] · factor over i in [0, n). */
     void scale(float[] y, int yOff, float factor, float[] x, int xOff, int n);
 

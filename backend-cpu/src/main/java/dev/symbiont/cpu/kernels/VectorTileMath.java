@@ -202,6 +202,18 @@ final class VectorTileMath implements TileMath {
     }
 
     @Override
+    public void exp(float[] x, int off, int n, float shift) {
+        int i = 0;
+        for (int bound = S.loopBound(n); i < bound; i += L) {
+            VectorMath.exp(FloatVector.fromArray(S, x, off + i).sub(shift)).intoArray(x, off + i);
+        }
+        if (i < n) {
+            VectorMask<Float> mask = S.indexInRange(i, n);
+            VectorMath.exp(FloatVector.fromArray(S, x, off + i, mask).sub(shift)).intoArray(x, off + i, mask);
+        }
+    }
+
+    @Override
     public float expSum(float[] x, int off, int n, float shift) {
         FloatVector s0 = FloatVector.zero(S), s1 = s0;
         int i = 0;

@@ -61,6 +61,34 @@ class VectorTileMathTest {
         }
     }
 
+    /** exp and expSum on the Vector API against the scalar twin: the same values (within the polynomial's error) and tails. */
+    @ParameterizedTest
+    @CsvSource({"128, 0", "64, 3", "37, 1", "5, 2", "1, 0"})
+    void expMatchesTheScalarTwin(int n, int off) {
+        Random r = new Random(n * 17L + off);
+        float[] x = random(r, off + n + 4);
+        for (int i = 0; i < x.length; i++) x[i] *= 4;
+        x[off] = Float.NEGATIVE_INFINITY;                                   // a masked score: exp gives 0
+        float shift = 3.5f;
+        float[] scalar = x.clone(), vector = x.clone(), summed = x.clone();
+        ScalarTileMath.INSTANCE.exp(scalar, off, n, shift);
+        VectorTileMath.INSTANCE.exp(vector, off, n, shift);
+        float sum = VectorTileMath.INSTANCE.expSum(summed, off, n, shift);
+        double expected = 0;
+        for (int i = 0; i < x.length; i++) {
+            boolean inside = i >= off && i < off + n;
+            if (!inside) {
+                assertEquals(x[i], vector[i], "element " + i + " outside the run changed");
+                continue;
+            }
+            expected += scalar[i];
+            assertEquals(scalar[i], vector[i], 2e-6 * scalar[i], "exp at " + i);
+            assertEquals(Float.floatToRawIntBits(vector[i]), Float.floatToRawIntBits(summed[i]), "exp and expSum differ at " + i);
+        }
+        assertEquals(0f, vector[off], "exp(-inf - shift)");
+        assertEquals(expected, sum, 1e-5 * expected, "expSum's sum");
+    }
+
     /** A block of rows transposed: exactly the scalar twin's copy, full 8 × 16 blocks and every kind of edge. */
     @ParameterizedTest
     @CsvSource({"64, 64, 64, 70", "64, 64, 200, 64", "13, 70, 80, 20", "8, 16, 16, 8", "7, 15, 15, 9", "24, 33, 40, 30"})
