@@ -13,6 +13,7 @@ import dev.symbiont.cpu.kernels.Im2colConv;
 import dev.symbiont.cpu.kernels.PoolLoops;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.TileMath;
+import dev.symbiont.cpu.kernels.VectorMaxPool;
 import dev.symbiont.cpu.kernels.WinogradConv;
 
 /**
@@ -34,6 +35,7 @@ public final class CpuConv implements ConvKernels {
     private final TileMath math;
     private final Im2colConv gemmConv;
     private final WinogradConv winograd;
+    private final boolean vector;
 
     /** {@code vector} picks the Vector-API row kernels; the GEMM is whichever the backend uses. */
     public CpuConv(Backend backend, Gemm gemm, boolean vector) {
@@ -42,6 +44,7 @@ public final class CpuConv implements ConvKernels {
         this.math = TileMath.of(vector);
         this.gemmConv = new Im2colConv(gemm, math);
         this.winograd = new WinogradConv(gemm, vector);
+        this.vector = vector;
     }
 
     @Override
@@ -113,7 +116,12 @@ public final class CpuConv implements ConvKernels {
         int cells = g.batch() * g.channels() * g.outH() * g.outW();
         HeapStorage out = io.newFloats(cells);
         long[] indices = new long[cells];
-        PoolLoops.maxForward(io.rows(MAX, x, g.batch() * g.channels() * g.inH(), g.inW()), g, out.floats(), indices);
+        Rows rows = io.rows(MAX, x, g.batch() * g.channels() * g.inH(), g.inW());
+        if (vector && VectorMaxPool.applies(g)) {
+            VectorMaxPool.forward(rows, g, out.floats(), indices);
+        } else {
+            PoolLoops.maxForward(rows, g, out.floats(), indices);
+        }
         return new MaxPoolResult(Tensor.of(out, g.outputShape()),
                 Tensor.of(HeapStorage.of(backend.upload(DType.INT64, indices)), g.outputShape()));
     }
