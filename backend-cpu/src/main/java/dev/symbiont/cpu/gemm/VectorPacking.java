@@ -100,24 +100,27 @@ final class VectorPacking {
 
     /**
      * As {@link #packB}, for B with row stride 1 and column stride cs (stored transposed): each
-     * full panel's columns are transposed eight at a time, 16 k-steps per transpose; the k-steps
-     * past the last multiple of 16 and a partial last panel are packed by scalar code. Requires
+     * panel's columns are transposed eight at a time, 16 k-steps per transpose — a partial last
+     * panel's too, as far as it has whole groups of eight (a 24-channel Winograd weight gradient
+     * is one such panel); the k-steps past the last multiple of 16 and the remaining columns are
+     * packed by scalar code, and a partial panel's missing columns are zero. Requires
      * {@link #TRANSPOSES}.
      */
     static void packBTransposed(float[] b, int bOff, int cs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
-        int last = q1;
-        if (q1 * NR > nc) last = q1 - 1; // the partial panel
         int whole = kc - kc % L;
-        for (int q = q0; q < last; q++) {
+        for (int q = q0; q < q1; q++) {
+            int cols = Math.min(NR, nc - q * NR), grouped = cols - cols % 8;
             int base = q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
-            for (int g = 0; g < NR; g += 8) {
+            for (int g = 0; g < grouped; g += 8) {
                 for (int p = 0; p < whole; p += L) transpose8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
             }
-            for (int j = 0; j < NR; j++) {
-                for (int p = whole, src = first + j * cs; p < kc; p++) dst[base + p * NR + j] = b[src + p];
+            for (int j = 0; j < cols; j++) {
+                for (int p = j < grouped ? whole : 0, src = first + j * cs; p < kc; p++) dst[base + p * NR + j] = b[src + p];
+            }
+            for (int j = cols; j < NR; j++) {
+                for (int p = 0; p < kc; p++) dst[base + p * NR + j] = 0f;
             }
         }
-        if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, 1, cs, p0, kc, j0, nc, NR, last, q1, dst);
     }
 
     /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]: one 8-row A panel's 16 k-steps. */

@@ -74,7 +74,8 @@ class VectorPackingTest {
     void should_pack_column_major_b_panels_exactly_like_the_scalar_packer() {
         Assumptions.assumeTrue(VectorPacking.TRANSPOSES, "needs a transpose for this tile and vector width");
         Random rnd = new Random(10);
-        for (int nc : new int[] {1, 7, NR - 1, NR, NR + 1, 2 * NR + 3, 3 * NR}) {
+        // partial panels of 1, 7 and 24 columns, 3 groups of eight + 7, and 19 beyond full panels
+        for (int nc : new int[] {1, 7, 24, NR - 1, NR, NR + 1, NR + 19, 2 * NR + 3, 3 * NR}) {
             int panels = (nc + NR - 1) / NR;
             // the leading dimension (B's column stride) is the block's depth, a few more, or much more
             for (int kc : new int[] {1, 5, 15, 16, 17, 33, 112, 256}) {
