@@ -28,63 +28,71 @@ final class VectorWinogradTiles {
      */
     static void input(float[] xd, int s0, int s1, int s2, int s3, int pw, int copied, float[] strip, int wp, int tw,
                       float[] v, int dst, int plane) {
-        int e = 4 * wp, at = e + pw, j = 0;
+        int e = 4 * wp, at = e + pw;
         if (copied >= L) {
-            for (; j < copied; j += L) downRun(xd, s0, s1, s2, s3, Math.min(j, copied - L), strip, at, wp);
-        }
-        for (; j < copied; j++) {
-            float b0 = at(xd, s0, j), b1 = at(xd, s1, j), b2 = at(xd, s2, j), b3 = at(xd, s3, j);
-            strip[at + j] = b0 - b2;
-            strip[at + wp + j] = b1 + b2;
-            strip[at + 2 * wp + j] = b2 - b1;
-            strip[at + 3 * wp + j] = b1 - b3;
+            for (int j = 0; j < copied; j += L) downRun(xd, s0, s1, s2, s3, Math.min(j, copied - L), strip, at, wp, L);
+        } else if (copied > 0) {                                        // a row shorter than a vector: one masked run
+            downRun(xd, s0, s1, s2, s3, 0, strip, at, wp, copied);
         }
         if (tw < L) {
-            WinogradTransforms.across(strip, wp, 0, tw, v, dst, plane);
+            acrossRun(strip, e, wp, 0, v, dst, plane, tw);
             return;
         }
-        for (int tx = 0; tx < tw; tx += L) acrossRun(strip, e, wp, Math.min(tx, tw - L), v, dst, plane);
-    }
-
-    /** Bᵀ down columns [j, j + L) of the four rows into the strip at {@code at + j}; a last run may overlap (same values again). */
-    private static void downRun(float[] xd, int s0, int s1, int s2, int s3, int j, float[] strip, int at, int wp) {
-        FloatVector b0 = row(xd, s0, j), b1 = row(xd, s1, j), b2 = row(xd, s2, j), b3 = row(xd, s3, j);
-        b0.sub(b2).intoArray(strip, at + j);
-        b1.add(b2).intoArray(strip, at + wp + j);
-        b2.sub(b1).intoArray(strip, at + 2 * wp + j);
-        b1.sub(b3).intoArray(strip, at + 3 * wp + j);
-    }
-
-    private static FloatVector row(float[] xd, int start, int j) {
-        return start < 0 ? FloatVector.zero(S) : FloatVector.fromArray(S, xd, start + j);
-    }
-
-    private static float at(float[] xd, int start, int j) {
-        return start < 0 ? 0f : xd[start + j];
+        for (int tx = 0; tx < tw; tx += L) acrossRun(strip, e, wp, Math.min(tx, tw - L), v, dst, plane, L);
     }
 
     /**
-     * B across the columns of tiles [tx, tx + L): columns 2tx … 2tx + 2L + 1 lie inside wp. A row's
-     * last run may start before the previous run's end; the tiles they share get the same values again.
+     * Bᵀ down columns [j, j + L) of the four rows into the strip at {@code at + j}; a last run may
+     * overlap (same values again). A short row reads and writes only its first {@code lanes} lanes.
      */
-    private static void acrossRun(float[] strip, int e, int wp, int tx, float[] v, int dst, int plane) {
+    private static void downRun(float[] xd, int s0, int s1, int s2, int s3, int j, float[] strip, int at, int wp,
+                                int lanes) {
+        FloatVector b0 = row(xd, s0, j, lanes), b1 = row(xd, s1, j, lanes), b2 = row(xd, s2, j, lanes), b3 = row(xd, s3, j, lanes);
+        store(b0.sub(b2), strip, at + j, lanes);
+        store(b1.add(b2), strip, at + wp + j, lanes);
+        store(b2.sub(b1), strip, at + 2 * wp + j, lanes);
+        store(b1.sub(b3), strip, at + 3 * wp + j, lanes);
+    }
+
+    private static FloatVector row(float[] xd, int start, int j, int lanes) {
+        if (start < 0) return FloatVector.zero(S);
+        return lanes >= L ? FloatVector.fromArray(S, xd, start + j) : FloatVector.fromArray(S, xd, start + j, S.indexInRange(0, lanes));
+    }
+
+    /** x's first {@code lanes} lanes (all L when lanes ≥ L) into a[at …]. */
+    private static void store(FloatVector x, float[] a, int at, int lanes) {
+        if (lanes >= L) {
+            x.intoArray(a, at);
+        } else {
+            x.intoArray(a, at, S.indexInRange(0, lanes));
+        }
+    }
+
+    /**
+     * B across the columns of tiles [tx, tx + L): columns 2tx … 2tx + 2L + 1 lie inside wp, or (a row
+     * of fewer than L tiles, its first {@code lanes}) inside the strip's slack. A row's last run may start
+     * before the previous run's end; the tiles they share get the same values again.
+     */
+    private static void acrossRun(float[] strip, int e, int wp, int tx, float[] v, int dst, int plane, int lanes) {
         for (int i = 0; i < 4; i++) {
             int src = e + i * wp + 2 * tx, p = 4 * i * plane + dst + tx;
             FloatVector a = FloatVector.fromArray(S, strip, src), b = FloatVector.fromArray(S, strip, src + L);
             FloatVector a2 = FloatVector.fromArray(S, strip, src + 2), b2 = FloatVector.fromArray(S, strip, src + 2 + L);
             FloatVector d0 = a.rearrange(EVEN, b), d1 = a.rearrange(ODD, b);
             FloatVector d2 = a2.rearrange(EVEN, b2), d3 = a2.rearrange(ODD, b2);
-            d0.sub(d2).intoArray(v, p);
-            d1.add(d2).intoArray(v, p + plane);
-            d2.sub(d1).intoArray(v, p + 2 * plane);
-            d1.sub(d3).intoArray(v, p + 3 * plane);
+            store(d0.sub(d2), v, p, lanes);
+            store(d1.add(d2), v, p + plane, lanes);
+            store(d2.sub(d1), v, p + 2 * plane, lanes);
+            store(d1.sub(d3), v, p + 3 * plane, lanes);
         }
     }
 
     /**
      * Tiles at the start of a row that the vector runs cover: every tile with both output columns
      * inside the map when there are at least L of them (the last run overlapping the one before),
-     * else none.
+     * else none. (Rows of fewer tiles stay with the scalar loops here: masked runs over them, 16
+     * masked loads or stores each, made the output and grad-output transforms of 14 × 14 and 7 × 7
+     * maps 2–4× slower, where the input transform's masked runs made it 2–2.7× faster.)
      */
     static int fullTiles(int tw, int ow) {
         int full = Math.min(tw, ow / 2);

@@ -147,7 +147,10 @@ final class WinogradTransforms {
     }
 
     /** Floats of {@link #input}'s strip for tile rows tw tiles wide: four padded rows and their combinations. */
-    static int stripFloats(int tw) { return 8 * (2 * tw + 2); }
+    static int stripFloats(int tw) { return 8 * (2 * tw + 2) + STRIP_SLACK; }
+
+    /** Floats past the strip's eight rows that a vector run over a row of fewer tiles than lanes may read (2L + 2 ≤ 64). */
+    private static final int STRIP_SLACK = 64;
 
     /**
      * out[n, o, 2ty + a, 2tx + b] = (Aᵀ M A)_ab + bias[o] for the block's tiles, dropping the
