@@ -13,10 +13,10 @@ import java.util.Arrays;
  * </pre>
  * and for the weight gradient dM = A dY Aᵀ, dg = Gᵀ dU G. Each of the 16 points ξ = 4i + j of a
  * tile lives in its own (channels × tiles) matrix, {@code m[ξ·plane + channel·T + t]} with
- * {@link #plane} ≥ channels·T, so the products over channels are 16 GEMMs. Tile row r of a block is image r / th, tiles (r mod th, tx);
- * output tile (ty, tx) covers output rows 2ty, 2ty + 1 and reads input rows 2ty − padH … 2ty − padH + 3
- * (columns likewise); rows and columns outside the input read zero, outputs past the edge of an odd
- * map are dropped.
+ * {@link #plane} ≥ channels·T, so the products over channels are 16 GEMMs. Tile row r of a block
+ * is image r / th, tiles (r mod th, tx); output tile (ty, tx) covers output rows 2ty, 2ty + 1 and
+ * reads input rows 2ty − padH … 2ty − padH + 3 (columns likewise); rows and columns outside the
+ * input read zero, outputs past the edge of an odd map are dropped.
  */
 final class WinogradTransforms {
     /** Points of a transformed tile: 4×4. */
