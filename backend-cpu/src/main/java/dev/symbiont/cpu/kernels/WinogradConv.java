@@ -17,12 +17,13 @@ import static dev.symbiont.cpu.kernels.WinogradTransforms.POINTS;
  *   input grad     the same on gradOut with the kernel turned by 180° and O ↔ C, padding 2 − p
  *   weight grad    dM = A dY Aᵀ      dU_ξ += dM_ξ · V_ξᵀ  (O × T)·(T × C)         dW = Gᵀ dU G
  * </pre>
- * with U = G g Gᵀ transformed once per call ({@link WinogradTransforms}). A block's V and M
- * (16·T·(C + O) floats) are sized to BLOCK_FLOATS so they stay in the outer caches between
- * the transforms and the GEMMs, but hold at least MIN_TILES tiles, as each block reads all of U. Blocks run in parallel, each on one thread with its GEMMs on
- * that thread, when there are at least as many as cores; else one after another with the 16
- * GEMMs spread across the pool. The weight gradient sums per-chunk dU in chunk order, so the
- * result does not depend on scheduling.
+ * with U = G g Gᵀ transformed once per call and stored transposed ({@link WinogradTransforms#weights}).
+ * A block's V and M (16·T·(C + O) floats) are sized to BLOCK_FLOATS so they stay in the outer
+ * caches between the transforms and the GEMMs, but hold at least MIN_TILES tiles, as each block
+ * reads all of U. Blocks run in parallel, each on one thread with its GEMMs on that thread, when
+ * there are at least as many as cores; else one after another with the 16 GEMMs spread across
+ * the pool. The weight gradient sums per-chunk dU in chunk order, so the result does not depend
+ * on scheduling.
  */
 public final class WinogradConv {
     /** Floats of one block's V and M: 256 Ki floats, 1 MiB, two Zen 3 L2s. */
@@ -87,11 +88,11 @@ public final class WinogradConv {
                 WinogradTransforms.input(x, g, r0, r1, bl.tw(), bl.th(), v, strip, vector);
                 if (across) {
                     for (int p = 0; p < POINTS; p++) {
-                        gemm.sgemmBatched(1, o, tiles, c, u, p * o * c, 0, c, 1, v, p * vPlane, 0, tiles, 1,
+                        gemm.sgemmBatched(1, o, tiles, c, u, p * o * c, 0, 1, o, v, p * vPlane, 0, tiles, 1,
                                 m, p * mPlane, 0, tiles);
                     }
                 } else {
-                    gemm.sgemmBatched(POINTS, o, tiles, c, u, 0, o * c, c, 1, v, 0, vPlane, tiles, 1,
+                    gemm.sgemmBatched(POINTS, o, tiles, c, u, 0, o * c, 1, o, v, 0, vPlane, tiles, 1,
                             m, 0, mPlane, tiles);
                 }
                 WinogradTransforms.output(m, bias, g, r0, r1, bl.tw(), bl.th(), out, vector);
