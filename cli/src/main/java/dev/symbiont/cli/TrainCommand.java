@@ -60,7 +60,8 @@ final class TrainCommand implements Runnable {
     @Option(names = "--steps", defaultValue = "600", description = "Optimizer steps (default: ${DEFAULT-VALUE}).")
     int steps;
 
-    @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}). While the clock runs ahead "
+            + "of the steps the lr schedule follows the clock, so runs that must match bit for bit should be bounded by --steps.")
     double minutes;
 
     @Option(names = "--batch", defaultValue = "32", description = "Sequences per batch (default: ${DEFAULT-VALUE}).")
