@@ -183,7 +183,7 @@ final class VectorGemmKernels {
             c0 = z; c1 = z; c2 = z; c3 = z;
         }
         for (int p = 0; p < kc; p++) {
-            int ai = aOff + p * 8;
+            int ai = aOff + p * MR;
             FloatVector b = FloatVector.fromArray(SPECIES, bp, bOff + p * NR);
             c0 = FloatVector.broadcast(SPECIES, ap[ai]).fma(b, c0);
             c1 = FloatVector.broadcast(SPECIES, ap[ai + 1]).fma(b, c1);
