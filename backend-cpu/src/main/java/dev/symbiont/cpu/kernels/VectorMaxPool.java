@@ -46,14 +46,14 @@ public final class VectorMaxPool {
             int[] where = new int[padded];
             Arrays.fill(strip, Float.NEGATIVE_INFINITY);                 // row copies fill [pw, pw + inW) only
             for (int p = p0; p < p1; p++) {
-                for (int oh = 0; oh < g.outH(); oh++) plane(x, g, p, oh, strip, best, where, out, indices);
+                for (int oh = 0; oh < g.outH(); oh++) outputRow(x, g, p, oh, strip, best, where, out, indices);
             }
         });
     }
 
     /** Output row oh of plane p. */
-    private static void plane(Rows x, PoolGeometry g, int p, int oh, float[] strip, float[] best, int[] where,
-                              float[] out, long[] indices) {
+    private static void outputRow(Rows x, PoolGeometry g, int p, int oh, float[] strip, float[] best, int[] where,
+                                  float[] out, long[] indices) {
         int inH = g.inH(), inW = g.inW(), outW = g.outW(), sw = g.strideW(), pw = g.padW(), dh = g.dilationH();
         int h0 = g.rowStart(oh), iLo = h0 >= 0 ? 0 : (-h0 + dh - 1) / dh;
         int iHi = h0 >= inH ? 0 : Math.min(g.kernelH(), (inH - 1 - h0) / dh + 1);
