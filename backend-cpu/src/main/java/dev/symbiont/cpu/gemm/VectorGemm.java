@@ -333,11 +333,12 @@ public final class VectorGemm implements Gemm {
         int cAt = pr.cOff + row * pr.ldc + j;
         if (rows == MR && cols == NR) {
             VectorGemmKernels.kernel(kc, aBuf, aAt, bBuf, bAt, pr.c, cAt, pr.ldc, accumulate, bias, pr.biasOff + j);
-        } else if (rows == MR && cols <= VectorGemmKernels.L && VectorGemmKernels.NARROW) {
-            float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
+            return;
+        }
+        float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
+        if (rows == MR && cols <= VectorGemmKernels.L && VectorGemmKernels.NARROW) {
             VectorGemmKernels.narrowKernel(kc, aBuf, aAt, bBuf, bAt, pr.c, cAt, pr.ldc, cols, accumulate, edgeBias, 0);
         } else {
-            float[] edgeBias = bias == null ? null : s.edgeBias(bias, pr.biasOff + j, cols);
             edgeTile(kc, aBuf, aAt, bBuf, bAt, pr, cAt, rows, cols, accumulate, s.tile, edgeBias);
         }
     }

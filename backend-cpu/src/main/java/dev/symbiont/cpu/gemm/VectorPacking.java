@@ -52,7 +52,7 @@ final class VectorPacking {
             int rowStart = aOff + (i0 + q * MR) * rs + p0;
             int p = 0;
             if (rows == MR) {
-                for (; p + L <= kc; p += L) transpose8x16(a, rowStart + p, rs, dst, base + p * MR);
+                for (; p + L <= kc; p += L) VectorTranspose.rows8x16(a, rowStart + p, rs, dst, base + p * MR, MR);
             }
             for (int r = 0; r < MR; r++) {
                 for (int pp = p, d = base + r + p * MR; pp < kc; pp++, d += MR) {
@@ -112,7 +112,7 @@ final class VectorPacking {
             int cols = Math.min(NR, nc - q * NR), grouped = cols - cols % 8;
             int base = q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
             for (int g = 0; g < grouped; g += 8) {
-                for (int p = 0; p < whole; p += L) transpose8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
+                for (int p = 0; p < whole; p += L) VectorTranspose.rows8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
             }
             for (int j = 0; j < cols; j++) {
                 for (int p = j < grouped ? whole : 0, src = first + j * cs; p < kc; p++) dst[base + p * NR + j] = b[src + p];
@@ -121,15 +121,5 @@ final class VectorPacking {
                 for (int p = 0; p < kc; p++) dst[base + p * NR + j] = 0f;
             }
         }
-    }
-
-    /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·8 + r]: one 8-row A panel's 16 k-steps. */
-    private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d) {
-        VectorTranspose.rows8x16(a, s, rs, dst, d, 8);
-    }
-
-    /** a[s + r·rs + p] for r < 8, p < 16 → dst[d + p·ld + r]. */
-    private static void transpose8x16(float[] a, int s, int rs, float[] dst, int d, int ld) {
-        VectorTranspose.rows8x16(a, s, rs, dst, d, ld);
     }
 }

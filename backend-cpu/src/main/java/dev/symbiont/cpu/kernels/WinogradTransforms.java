@@ -111,8 +111,8 @@ final class WinogradTransforms {
                     System.arraycopy(xd, x.start(rowBase + row), strip, off + pw, copied);
                     Arrays.fill(strip, off + pw + copied, off + wp, 0f);
                 }
-                down(strip, wp, 0);
-                across(strip, wp, 0, tw, v, dst, plane);
+                down(strip, wp);
+                across(strip, wp, tw, v, dst, plane);
             }
         }
     }
@@ -122,10 +122,10 @@ final class WinogradTransforms {
         return row < 0 || row >= h ? -1 : x.start(rowBase + row);
     }
 
-    /** Bᵀ down the strip's four padded rows, columns [q0, wp): rows 4…7 of the strip. */
-    static void down(float[] strip, int wp, int q0) {
+    /** Bᵀ down the strip's four padded rows: rows 4…7 of the strip. */
+    private static void down(float[] strip, int wp) {
         int e = 4 * wp;
-        for (int q = q0; q < wp; q++) {
+        for (int q = 0; q < wp; q++) {
             float b0 = strip[q], b1 = strip[wp + q], b2 = strip[2 * wp + q], b3 = strip[3 * wp + q];
             strip[e + q] = b0 - b2;
             strip[e + wp + q] = b1 + b2;
@@ -134,11 +134,11 @@ final class WinogradTransforms {
         }
     }
 
-    /** B across the four columns of tiles [tx0, tw) of the strip's rows 4…7, into V at dst + tx. */
-    static void across(float[] strip, int wp, int tx0, int tw, float[] v, int dst, int plane) {
+    /** B across the four columns of each of the tw tiles of the strip's rows 4…7, into V at dst + tx. */
+    private static void across(float[] strip, int wp, int tw, float[] v, int dst, int plane) {
         for (int i = 0; i < 4; i++) {
             int src = 4 * wp + i * wp, p0 = 4 * i * plane + dst, p1 = p0 + plane, p2 = p1 + plane, p3 = p2 + plane;
-            for (int tx = tx0; tx < tw; tx++) {
+            for (int tx = 0; tx < tw; tx++) {
                 int q = src + 2 * tx;
                 float d0 = strip[q], d1 = strip[q + 1], d2 = strip[q + 2], d3 = strip[q + 3];
                 v[p0 + tx] = d0 - d2;
