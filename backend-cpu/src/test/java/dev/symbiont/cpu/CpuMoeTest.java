@@ -181,6 +181,50 @@ class CpuMoeTest {
                 GradCheck.randn(gen, 1, 4, 3));
     }
 
+    /**
+     * Without gradients the CPU runs the gate and up projections as one dual GEMM with SwiGLU in
+     * its epilogue; with them, two grouped GEMMs and the gate. Both against the composed ops over
+     * groups larger than a tile, an empty one, odd sizes, hidden widths that leave a partial
+     * vector and span two column tiles, both weight layouts, and a depth past one k block.
+     */
+    @ParameterizedTest(name = "in {0}, hidden {1}")
+    @CsvSource({"6, 10", "40, 300", "600, 33"})
+    void groupedSwigluWithAndWithoutGradientsMatchesTheComposedOps(int in, int hidden) {
+        try (var scope = Backends.use(CPU)) {
+            Generator gen = new Generator(in + hidden);
+            Tensor sizes = Tensor.fromArray(new long[] {1030, 0, 13, 7});
+            Tensor x = Tensor.randn(gen, 1050, in);
+            List<Tensor> gate = new ArrayList<>(), up = new ArrayList<>();
+            for (int e = 0; e < 4; e++) {
+                gate.add(e % 2 == 0 ? Tensor.randn(gen, hidden, in).mul(0.2).t() : Tensor.randn(gen, in, hidden).mul(0.2));
+                up.add(Tensor.randn(gen, hidden, in).mul(0.2).t());
+            }
+            float[] expected = Moe.swiglu(Moe.groupedMatmul(x, gate, sizes), Moe.groupedMatmul(x, up, sizes)).toFloatArray();
+            float[] fused;
+            try (var noGrad = dev.symbiont.core.autograd.GradMode.disabled()) {
+                fused = Moe.groupedSwiglu(x, gate, up, sizes).toFloatArray();
+            }
+            float[] kept = Moe.groupedSwiglu(x.detach().requiresGrad(true), gate, up, sizes).toFloatArray();
+            for (int i = 0; i < expected.length; i++) {
+                float tol = 1e-5f * Math.max(1, Math.abs(expected[i]));
+                if (Math.abs(expected[i] - fused[i]) > tol) fail("no grad, element " + i + ": fused " + fused[i] + ", composed " + expected[i]);
+                if (Math.abs(expected[i] - kept[i]) > tol) fail("grad, element " + i + ": " + kept[i] + ", composed " + expected[i]);
+            }
+        }
+    }
+
+    @Test
+    void cpuGroupedSwigluGradientsMatchFiniteDifferences() {
+        // Expert 1 is empty; expert 0's weights are transposed (out, in) leaves, expert 2's plain (in, out) ones.
+        Generator gen = new Generator(6);
+        GradCheck.check("cpu grouped swiglu", CPU, in -> Moe.groupedSwiglu(in.get(0),
+                        List.of(in.get(1).t(), in.get(2), in.get(3)), List.of(in.get(4).t(), in.get(5), in.get(6)),
+                        Tensor.fromArray(new long[] {4, 0, 3})),
+                GradCheck.randn(gen, 1, 7, 3), GradCheck.randn(gen, 1, 5, 3), GradCheck.randn(gen, 1, 3, 5),
+                GradCheck.randn(gen, 1, 3, 5), GradCheck.randn(gen, 1, 5, 3), GradCheck.randn(gen, 1, 3, 5),
+                GradCheck.randn(gen, 1, 3, 5));
+    }
+
     @Test
     void theCpuBackendHandsOutItsOwnMoeKernels() {
         assertInstanceOf(CpuMoe.class, FusedKernels.of(MoeKernels.FAMILY, CPU));

@@ -4,15 +4,12 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.GroupedGrads;
-import dev.symbiont.cpu.CpuThreads;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmTiles;
-import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The grouped expert GEMM of the moe family on the CPU: each group of rows times its expert's
@@ -31,8 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class CpuGroupedGemm {
     static final String OP = "grouped_matmul";
-    /** Multiply-adds below which the items run on the calling thread (the vector GEMM's own threshold, 144³). */
-    private static final long SEQUENTIAL_WORK = 144L * 144 * 144;
 
     private final CpuTensors io;
     private final Gemm gemm;
@@ -51,7 +46,7 @@ final class CpuGroupedGemm {
     }
 
     /** One expert's (in, out) weight as an array, an offset and two strides. */
-    private record Weight(float[] data, int offset, int rowStride, int colStride) {
+    record Weight(float[] data, int offset, int rowStride, int colStride) {
         static Weight of(Tensor w) {
             Layout l = w.layout();
             return new Weight(HeapStorage.floats(OP, w.storage(), l), l.offset(), l.stride(0), l.stride(1));
@@ -68,7 +63,7 @@ final class CpuGroupedGemm {
         HeapStorage result = io.emptyFloats(rows * out); // the groups cover every row
         float[] c = result.floats();
         long[] offsets = offsets(sizes);
-        Work work = new Work();
+        GroupedWork work = new GroupedWork(gemm, tiled);
         for (int e = 0; e < sizes.length; e++) {
             int n = (int) sizes[e], off = (int) offsets[e];
             if (n == 0) continue;
@@ -89,7 +84,7 @@ final class CpuGroupedGemm {
         HeapStorage[] dw = new HeapStorage[experts];
         boolean[] transposed = new boolean[experts];
         long[] offsets = offsets(sizes);
-        Work work = new Work();
+        GroupedWork work = new GroupedWork(gemm, tiled);
         for (int e = 0; e < experts; e++) {
             transposed[e] = w[e].transposedRows(in);
             int n = (int) sizes[e], off = (int) offsets[e];
@@ -117,57 +112,10 @@ final class CpuGroupedGemm {
         return new GroupedGrads(Tensor.of(dx, rows, in), grads);
     }
 
-    private static Weight[] weights(List<Tensor> weights) {
+    static Weight[] weights(List<Tensor> weights) {
         Weight[] w = new Weight[weights.size()];
         for (int e = 0; e < w.length; e++) w[e] = Weight.of(weights.get(e));
         return w;
-    }
-
-    /**
-     * The GEMMs of one grouped call as the items of one parallel computation: largest first,
-     * each of the pool's threads taking the next as it finishes one. Each item writes only its
-     * own block of one output, so the result does not depend on the order.
-     */
-    private final class Work {
-        private final List<Runnable> items = new ArrayList<>();
-        private final List<Long> sizes = new ArrayList<>();
-
-        /** C (m × n) = A (m × k) · B (k × n), operands as in {@link Gemm#sgemm}: its tiles, or one item. */
-        void sgemm(int m, int n, int k, float[] a, int aOff, int aRs, int aCs, float[] b, int bOff, int bRs, int bCs,
-                   float[] c, int cOff, int ldc) {
-            if (!tiled) {
-                add((long) m * n * k, () -> gemm.sgemm(m, n, k, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, ldc));
-                return;
-            }
-            GemmTiles tiles = GemmTiles.of(m, n, k, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, ldc);
-            for (int t = 0; t < tiles.count(); t++) {
-                int tile = t;
-                add(tiles.work(t), () -> tiles.run(tile));
-            }
-        }
-
-        private void add(long work, Runnable item) {
-            items.add(item);
-            sizes.add(work);
-        }
-
-        void run() {
-            Integer[] order = new Integer[items.size()];
-            long total = 0;
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-                total += sizes.get(i);
-            }
-            java.util.Arrays.sort(order, (x, y) -> Long.compare(sizes.get(y), sizes.get(x))); // stable: ties keep expert order
-            if (order.length <= 1 || total < SEQUENTIAL_WORK) {
-                for (Integer i : order) items.get(i).run();
-                return;
-            }
-            AtomicInteger next = new AtomicInteger();
-            Parallel.forRange(Math.min(order.length, CpuThreads.parallelism()), 1, (from, to) -> {
-                for (int i = next.getAndIncrement(); i < order.length; i = next.getAndIncrement()) items.get(order[i]).run();
-            });
-        }
     }
 
     static long[] offsets(long[] sizes) {

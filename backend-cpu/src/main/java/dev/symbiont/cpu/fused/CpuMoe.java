@@ -8,6 +8,7 @@ import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.gemm.Gemm;
+import dev.symbiont.cpu.gemm.GemmTiles;
 import dev.symbiont.cpu.kernels.Parallel;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.SwigluKernel;
@@ -19,7 +20,8 @@ import java.util.List;
  * expert, one to place them, one parallel copy of the rows); combine and the backward passes
  * run once over the tokens through the inverse permutation, so no two threads write one row
  * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s, the SwiGLU gate
- * {@link SwigluKernel}'s (one pass forward, one backward).
+ * {@link SwigluKernel}'s (one pass forward, one backward), and the two projections with the gate
+ * between them {@code CpuGroupedSwiglu}'s.
  */
 public final class CpuMoe implements MoeKernels {
     private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine", SWIGLU = "moe_swiglu";
@@ -28,12 +30,14 @@ public final class CpuMoe implements MoeKernels {
     private final CpuTensors io;
     private final Gemm gemm;
     private final CpuGroupedGemm grouped;
+    private final CpuGroupedSwiglu gated;
 
     public CpuMoe(Backend backend, Gemm gemm) {
         this.backend = backend;
         this.io = new CpuTensors(backend);
         this.gemm = gemm;
         this.grouped = new CpuGroupedGemm(io, gemm);
+        this.gated = new CpuGroupedSwiglu(io, gemm);
     }
 
     // ---- permute ---------------------------------------------------------------------------------
@@ -89,6 +93,22 @@ public final class CpuMoe implements MoeKernels {
     @Override
     public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes) {
         return grouped.backward(gradOut, x, weights, Moe.groupSizesOnHost(x, groupSizes));
+    }
+
+    // ---- the experts' gate and up projections with SwiGLU (on the vector GEMM's tiles) --------------
+
+    @Override
+    public GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
+        // Kept projections: the grouped GEMMs write them from registers and the gate is one pass (CpuGroupedSwiglu)
+        if (keep || !GemmTiles.supports(gemm)) return MoeKernels.super.groupedSwiglu(x, gate, up, groupSizes, keep);
+        return new GatedRows(gated.forward(x, gate, up, Moe.groupSizesOnHost(x, groupSizes), vector()), null, null);
+    }
+
+    @Override
+    public GatedGrads groupedSwigluBackward(Tensor gradOut, Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes,
+                                            Tensor gateOut, Tensor upOut) {
+        if (!GemmTiles.supports(gemm)) return MoeKernels.super.groupedSwigluBackward(gradOut, x, gate, up, groupSizes, gateOut, upOut);
+        return gated.backward(gradOut, x, gate, up, Moe.groupSizesOnHost(x, groupSizes), gateOut, upOut, vector());
     }
 
     // ---- the experts' SwiGLU gate -------------------------------------------------------------------

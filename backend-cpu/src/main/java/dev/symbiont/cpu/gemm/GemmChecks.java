@@ -51,7 +51,7 @@ final class GemmChecks {
     }
 
     /** Every element (i, j), i < rows, j < cols, at off + i*rs + j*cs lies inside the array. */
-    private static void checkExtent(String name, float[] arr, int off, int rows, int cols, int rs, int cs) {
+    static void checkExtent(String name, float[] arr, int off, int rows, int cols, int rs, int cs) {
         long lo = off + Math.min(0L, (long) (rows - 1) * rs) + Math.min(0L, (long) (cols - 1) * cs);
         long hi = off + Math.max(0L, (long) (rows - 1) * rs) + Math.max(0L, (long) (cols - 1) * cs);
         if (arr == null) {

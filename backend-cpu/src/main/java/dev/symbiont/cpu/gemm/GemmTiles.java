@@ -42,19 +42,19 @@ public final class GemmTiles {
     }
 
     /**
-     * The tiles of C (m × n, row stride ldc) = A (m × k) · B (k × n), operands as in
-     * {@link Gemm#sgemm}; checked here, before any tile runs. When k = 0, C is zeroed now and
-     * there are no tiles.
+     * The tiles of C (m × n, row stride ldc) = A (m × k) · B (k × n), or C += A·B when
+     * {@code accumulate}; operands as in {@link Gemm#sgemm}, checked here, before any tile runs.
+     * When k = 0 there are no tiles, and C is zeroed now (left as it is when accumulating).
      *
      * @throws IndexOutOfBoundsException when an operand reaches outside its array
      */
     public static GemmTiles of(int m, int n, int k,
                                float[] a, int aOff, int aRowStride, int aColStride,
                                float[] b, int bOff, int bRowStride, int bColStride,
-                               float[] c, int cOff, int ldc) {
+                               float[] c, int cOff, int ldc, boolean accumulate) {
         GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
         return new GemmTiles(new VectorGemm.Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride,
-                c, cOff, ldc, null, 0, null, 0));
+                c, cOff, ldc, null, 0, null, 0, accumulate));
     }
 
     /** How many tiles there are; tile t is row tile t / colTiles, column tile t % colTiles. */

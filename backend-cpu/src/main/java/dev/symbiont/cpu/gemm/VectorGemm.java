@@ -299,13 +299,7 @@ public final class VectorGemm implements Gemm {
         boolean accumulate = pc > 0 || pr.addToC;
         for (int ic = r0; ic < r1; ic += mcMax) {
             int mc = Math.min(mcMax, r1 - ic);
-            if (pr.aCs == 1 && VectorPacking.TRANSPOSES) {
-                VectorPacking.packA(pr.a, pr.aOff, pr.aRs, ic, mc, pc, kc, aBuf);
-            } else if (pr.aRs == 1) {
-                VectorPacking.packATransposed(pr.a, pr.aOff, pr.aCs, ic, mc, pc, kc, aBuf);
-            } else {
-                GemmPacking.packA(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, MR, aBuf);
-            }
+            VectorPacking.packABlock(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, aBuf);
             if (pr.sums != null && jc == 0) {
                 VectorGemmKernels.addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic);
             }

@@ -40,6 +40,17 @@ final class VectorPacking {
     /** MR lanes: one k step of a transposed A panel. */
     private static final VectorSpecies<Float> ROW_STEP = VectorSpecies.of(float.class, VectorShape.forBitSize(MR * Float.SIZE));
 
+    /** An A block of any strides into MR-row panels, by the fastest packing its layout has. */
+    static void packABlock(float[] a, int aOff, int rs, int cs, int i0, int mc, int p0, int kc, float[] dst) {
+        if (cs == 1 && TRANSPOSES) {
+            packA(a, aOff, rs, i0, mc, p0, kc, dst);
+        } else if (rs == 1) {
+            packATransposed(a, aOff, cs, i0, mc, p0, kc, dst);
+        } else {
+            GemmPacking.packA(a, aOff, rs, cs, i0, mc, p0, kc, MR, dst);
+        }
+    }
+
     /**
      * Rows {@code [i0, i0+mc)} × columns {@code [p0, p0+kc)} of A (row stride rs, column
      * stride 1) into MR-row panels: panel q, element (r, p) at {@code q·MR·kc + p·MR + r};
@@ -120,6 +131,38 @@ final class VectorPacking {
             for (int j = cols; j < NR; j++) {
                 for (int p = 0; p < kc; p++) dst[base + p * NR + j] = 0f;
             }
+        }
+    }
+
+    /**
+     * Two B operands of one shape side by side, for {@link DualGemmTiles}: panel q holds columns
+     * {@code [j0 + q·L, j0 + (q+1)·L)} of rows {@code [p0, p0+kc)} of b1 in its first L columns and
+     * the same columns of b2 in its last L; element (p, j) of panel q at {@code q·NR·kc + p·NR + j}
+     * as in {@link #packB}. Columns past nc are zero. Each operand may have any strides: row-major
+     * halves are vector copies, column-major ones (a Linear's weight seen as (in, out)) 8 × 16
+     * transposes, the rest scalar.
+     */
+    static void packBPaired(float[] b1, int o1, int rs1, int cs1, float[] b2, int o2, int rs2, int cs2,
+                            int p0, int kc, int j0, int nc, float[] dst) {
+        for (int q = 0; q * L < nc; q++) {
+            int cols = Math.min(L, nc - q * L), base = q * NR * kc;
+            packHalf(b1, o1, rs1, cs1, p0, kc, j0 + q * L, cols, dst, base);
+            packHalf(b2, o2, rs2, cs2, p0, kc, j0 + q * L, cols, dst, base + L);
+        }
+    }
+
+    /** Columns {@code [j, j+cols)} × rows {@code [p0, p0+kc)} of B into {@code dst[at + p·NR + c]}, zero past cols up to L. */
+    private static void packHalf(float[] b, int off, int rs, int cs, int p0, int kc, int j, int cols, float[] dst, int at) {
+        int src = off + p0 * rs + j * cs, p = 0;
+        if (cols == L && cs == 1) {
+            for (; p < kc; p++) FloatVector.fromArray(SPECIES, b, src + p * rs).intoArray(dst, at + p * NR);
+        } else if (cols == L && rs == 1 && TRANSPOSES) {
+            for (; p + L <= kc; p += L) {
+                for (int g = 0; g < L; g += 8) VectorTranspose.rows8x16(b, src + g * cs + p, cs, dst, at + p * NR + g, NR);
+            }
+        }
+        for (int c = 0; c < L; c++) {
+            for (int pp = p; pp < kc; pp++) dst[at + pp * NR + c] = c < cols ? b[src + c * cs + pp * rs] : 0f;
         }
     }
 }

@@ -40,6 +40,26 @@ public final class SwigluKernel {
     }
 
     /**
+     * The gate of one tile of a dual product, still in cache: h[hAt + r·ldh + j] = silu(a)·b with
+     * a = tile[r·stride + j] and b = tile[r·stride + pair + j], for r &lt; rows, j &lt; cols. A row of
+     * a whole vector is the vector loop's formula, so the values are {@link #forward}'s.
+     */
+    public static void tile(boolean vector, float[] tile, int stride, int pair, int rows, int cols, float[] h, int hAt, int ldh) {
+        for (int r = 0; r < rows; r++) {
+            int t = r * stride, o = hAt + r * ldh, j = 0;
+            if (vector && cols == L) {
+                FloatVector x = FloatVector.fromArray(S, tile, t);
+                x.mul(VectorMath.sigmoid(x)).mul(FloatVector.fromArray(S, tile, t + pair)).intoArray(h, o);
+                continue;
+            }
+            for (; j < cols; j++) {
+                float x = tile[t + j];
+                h[o + j] = x * sigmoid(x) * tile[t + pair + j];
+            }
+        }
+    }
+
+    /**
      * da[i] = g·b·silu′(a) and db[i] = g·silu(a) at element i in [0, n) of g, a and b, with
      * silu′(x) = s·(1 + x(1 − s)), s = sigmoid(x).
      */

@@ -93,6 +93,40 @@ class VectorPackingTest {
         }
     }
 
+    @Test
+    void should_pack_two_operands_side_by_side_in_every_layout_as_the_definition_says() {
+        int L = VectorGemmKernels.L;
+        Random rnd = new Random(9);
+        float[] b1 = random(400 * 300, rnd), b2 = random(400 * 300, rnd);
+        // {row stride, column stride}: row-major, column-major (a Linear's weight seen as (in, out)), strided
+        int[][] layouts = {{300, 1}, {1, 400}, {2, 500}};
+        for (int[] l1 : layouts) {
+            for (int[] l2 : layouts) {
+                for (int nc : new int[] {1, L - 3, L, 2 * L + 5, 3 * L}) {
+                    for (int kc : new int[] {1, 15, 16, 33, 64}) {
+                        int panels = (nc + L - 1) / L;
+                        float[] actual = new float[panels * NR * kc];
+                        Arrays.fill(actual, Float.NaN);
+                        VectorPacking.packBPaired(b1, 3, l1[0], l1[1], b2, 7, l2[0], l2[1], 5, kc, 11, nc, actual);
+                        float[] expected = new float[actual.length];
+                        for (int q = 0; q < panels; q++) {
+                            for (int p = 0; p < kc; p++) {
+                                for (int j = 0; j < L; j++) {
+                                    int col = 11 + q * L + j, at = q * NR * kc + p * NR + j;
+                                    boolean inside = q * L + j < nc;
+                                    expected[at] = inside ? b1[3 + (5 + p) * l1[0] + col * l1[1]] : 0f;
+                                    expected[at + L] = inside ? b2[7 + (5 + p) * l2[0] + col * l2[1]] : 0f;
+                                }
+                            }
+                        }
+                        assertArrayEquals(expected, actual, "layouts " + Arrays.toString(l1) + " / " + Arrays.toString(l2)
+                                + ", nc=" + nc + " kc=" + kc);
+                    }
+                }
+            }
+        }
+    }
+
     private static float[] panels(int mc, int kc) {
         return new float[(mc + MR - 1) / MR * MR * kc];
     }

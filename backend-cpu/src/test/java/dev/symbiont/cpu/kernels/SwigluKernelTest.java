@@ -42,4 +42,28 @@ class SwigluKernelTest {
             }
         }
     }
+
+    @ParameterizedTest(name = "{0} columns (at most a vector)")
+    @ValueSource(ints = {1, 5, 64})
+    void aTileOfTwoProductsGetsTheGateOfTheForwardLoop(int requested) {
+        int L = VectorConstants.L, cols = Math.min(requested, L), stride = 2 * L, rows = 7, ldh = 40, at = 3;
+        Random r = new Random(cols);
+        float[] tile = values(r, rows * stride, 8);
+        for (boolean vector : new boolean[] {true, false}) {
+            float[] h = new float[at + rows * ldh];
+            java.util.Arrays.fill(h, Float.NaN);
+            SwigluKernel.tile(vector, tile, stride, L, rows, cols, h, at, ldh);
+            for (int i = 0; i < rows; i++) {
+                float[] row = new float[cols];
+                SwigluKernel.forward(vector, java.util.Arrays.copyOfRange(tile, i * stride, i * stride + cols), 0,
+                        java.util.Arrays.copyOfRange(tile, i * stride + L, i * stride + L + cols), 0, row, cols);
+                for (int j = 0; j < cols; j++) {
+                    assertEquals(row[j], h[at + i * ldh + j], (vector ? "vector" : "scalar") + " row " + i + " column " + j);
+                }
+                for (int j = cols; j < ldh && at + i * ldh + j < h.length; j++) {
+                    assertEquals(Float.NaN, h[at + i * ldh + j], "row " + i + " column " + j + " is outside the tile");
+                }
+            }
+        }
+    }
 }

@@ -23,9 +23,9 @@ import java.util.function.Function;
  *   y_t    = Σ_{i &lt; k} g_ti · SwiGLU_{e_ti}(x_t)    SwiGLU_e(x) = W2_e(SiLU(W1_e x) ⊙ W3_e x)
  *          + Σ_s SharedSwiGLU_s(x_t)                shared experts, if any (Qwen-MoE; DeepSeekMoE, Dai et al. 2024, eq. 9)
  * </pre>
- * computed as the moe family's three ops: {@link Moe#permute} groups the token slots by expert,
- * each weight W1, W3, W2 runs as one {@link Moe#groupedMatmul} over all experts with
- * {@link Moe#swiglu} between them, and
+ * computed as the moe family's ops: {@link Moe#permute} groups the token slots by expert,
+ * {@link Moe#groupedSwiglu} runs W1 and W3 over all experts with SwiGLU applied as their tiles
+ * finish, W2 is one {@link Moe#groupedMatmul}, and
  * {@link Moe#combine} sums the weighted rows back in token order. With a capacity, a slot beyond
  * its expert's capacity is dropped: the token gets nothing from that expert (the residual carries it).
  *
@@ -77,8 +77,7 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
         TopKRouter.Routing r = gate.route(flat);
         MoeKernels.Permuted p = Moe.permute(flat, r.expertIds(), e, config.dispatch().capacity(tokens, k, e));
         Tensor sizes = p.groupSizes();
-        Tensor h = Moe.swiglu(Moe.groupedMatmul(p.rows(), weights(ex -> ex.w1), sizes),
-                Moe.groupedMatmul(p.rows(), weights(ex -> ex.w3), sizes));
+        Tensor h = Moe.groupedSwiglu(p.rows(), weights(ex -> ex.w1), weights(ex -> ex.w3), sizes);
         Tensor y = Moe.combine(Moe.groupedMatmul(h, weights(ex -> ex.w2), sizes), r.weights(), p.permutation());
         Tensor load = RouterLosses.expertLoad(r.expertIds(), e);
         double dropped = tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k);

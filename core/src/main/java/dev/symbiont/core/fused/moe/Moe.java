@@ -1,6 +1,7 @@
 package dev.symbiont.core.fused.moe;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
@@ -38,11 +39,13 @@ public final class Moe {
     static final String GROUPED_MATMUL = "grouped_matmul";
     static final String COMBINE = "moe_combine";
     static final String SWIGLU = "moe_swiglu";
+    static final String GROUPED_SWIGLU = "grouped_swiglu";
 
     private static final FusedOp<MoeKernels> PERMUTE_OP = FusedOp.of(MoeKernels.FAMILY, PERMUTE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> GROUPED_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_MATMUL, OpCategory.MATMUL);
     private static final FusedOp<MoeKernels> COMBINE_OP = FusedOp.of(MoeKernels.FAMILY, COMBINE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> SWIGLU_OP = FusedOp.of(MoeKernels.FAMILY, SWIGLU, OpCategory.ELEMENTWISE);
+    private static final FusedOp<MoeKernels> GROUPED_SWIGLU_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_SWIGLU, OpCategory.MATMUL);
 
     /**
      * Sorts the token slots by expert, keeping at most {@code capacity} per expert.
@@ -117,20 +120,78 @@ public final class Moe {
      *         in-sizes or expert counts that disagree, or group sizes that are negative or do not sum to R
      */
     public static Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
-        if (weights.isEmpty()) throw new IllegalArgumentException(GROUPED_MATMUL + ": no expert weights");
+        expertWeights(GROUPED_MATMUL, "expert", x, weights, groupSizes);
         int[] first = weights.get(0).shape();
-        for (int e = 0; e < weights.size(); e++) {
-            Tensor w = weights.get(e);
-            Checks.sameBackend(GROUPED_MATMUL, x, w, groupSizes);
-            floats(GROUPED_MATMUL, "weights[" + e + "]", w, 2);
-            if (!Arrays.equals(w.shape(), first)) {
-                throw new IllegalArgumentException(GROUPED_MATMUL + ": expert weights of inconsistent shapes: weights[0] "
-                        + Arrays.toString(first) + ", weights[" + e + "] " + Arrays.toString(w.shape()));
-            }
-        }
         List<Tensor> detached = weights.stream().map(Tensor::detach).toList();
         checkGrouped(x, detached, groupSizes, weights.size() + " × " + Arrays.toString(first));
         return grouped(x, detached, groupSizes, dw -> dw.toArray(new Tensor[0]), weights.toArray(new Tensor[0]));
+    }
+
+    /**
+     * An expert layer's gate and up projections with SwiGLU between them, as one op:
+     * {@code swiglu(groupedMatmul(x, gate, sizes), groupedMatmul(x, up, sizes))} — rows
+     * {@code [offset_e, offset_e + size_e)} of x times gate[e] and up[e], h = silu(x·gate) ⊙ (x·up).
+     * A kernel may apply the gate to each tile of the two products while it is in cache, and
+     * without gradients need never write the products out.
+     *
+     * @param x          (R, in) float32, rows grouped by expert (permute's rows)
+     * @param gate       E ≥ 1 tensors (in, h) float32 of one shape, any strides (Mixtral's w1 weights transposed)
+     * @param up         E tensors of gate's shape (w3)
+     * @param groupSizes (E) int32 or int64 summing to R
+     * @return (R, h), differentiable w.r.t. x and every gate and up weight
+     * @throws IllegalArgumentException for wrong ranks or dtypes, weights of different shapes or counts,
+     *         in-sizes or expert counts that disagree, or group sizes that are negative or do not sum to R
+     */
+    public static Tensor groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes) {
+        expertWeights(GROUPED_SWIGLU, "gate", x, gate, groupSizes);
+        expertWeights(GROUPED_SWIGLU, "up", x, up, groupSizes);
+        if (gate.size() != up.size() || !Arrays.equals(gate.get(0).shape(), up.get(0).shape())) {
+            throw new IllegalArgumentException(GROUPED_SWIGLU + ": " + gate.size() + " gate weights " + Arrays.toString(gate.get(0).shape())
+                    + " and " + up.size() + " up weights " + Arrays.toString(up.get(0).shape()) + " must match in count and shape");
+        }
+        List<Tensor> g = gate.stream().map(Tensor::detach).toList(), u = up.stream().map(Tensor::detach).toList();
+        checkGrouped(x, g, groupSizes, gate.size() + " × " + Arrays.toString(gate.get(0).shape()));
+        int experts = gate.size(), in = g.get(0).size(0), h = g.get(0).size(1), rows = x.size(0);
+        Tensor[] inputs = new Tensor[1 + 2 * experts];
+        inputs[0] = x;
+        for (int e = 0; e < experts; e++) {
+            inputs[1 + e] = gate.get(e);
+            inputs[1 + experts + e] = up.get(e);
+        }
+        boolean recorded = GradMode.isEnabled() && Arrays.stream(inputs).anyMatch(Tensor::requiresGrad);
+        Tensor x2 = x.detach(), sizes = groupSizes.detach();
+        long flops = 2L * 2 * rows * in * h + 6L * rows * h;
+        long bytes = FusedOp.bytes(x) + 8L * experts * in * h + 4L * rows * h * (recorded ? 3 : 1);
+        return GROUPED_SWIGLU_OP.run(x.backend(), flops, bytes,
+                kernels -> {
+                    MoeKernels.GatedRows r = kernels.groupedSwiglu(x2, g, u, sizes, recorded);
+                    return new FusedOp.Result<>(r.output(), r);
+                },
+                (kernels, kept, grad) -> {
+                    MoeKernels.GatedGrads gr = kernels.groupedSwigluBackward(grad, x2, g, u, sizes, kept.gate(), kept.up());
+                    Tensor[] grads = new Tensor[inputs.length];
+                    grads[0] = gr.dx();
+                    for (int e = 0; e < experts; e++) {
+                        grads[1 + e] = gr.dGate().get(e);
+                        grads[1 + experts + e] = gr.dUp().get(e);
+                    }
+                    return grads;
+                }, inputs);
+    }
+
+    /** E ≥ 1 expert weights (in, out) float32 of one shape on x's backend, else an error naming {@code op} and {@code what}. */
+    private static void expertWeights(String op, String what, Tensor x, List<Tensor> weights, Tensor groupSizes) {
+        if (weights.isEmpty()) throw new IllegalArgumentException(op + ": no " + what + " weights");
+        int[] first = weights.get(0).shape();
+        for (int e = 0; e < weights.size(); e++) {
+            Tensor w = weights.get(e);
+            Checks.sameBackend(op, x, w, groupSizes);
+            floats(op, what + "[" + e + "]", w, 2);
+            if (!Arrays.equals(w.shape(), first)) {
+                throw new IllegalArgumentException(op + ": " + what + " weights of inconsistent shapes: " + what + "[0] "
+                        + Arrays.toString(first) + ", " + what + "[" + e + "] " + Arrays.toString(w.shape()));
+            }
+        }
     }
 
     private static void checkGrouped(Tensor x, List<Tensor> weights, Tensor groupSizes, String weightShape) {

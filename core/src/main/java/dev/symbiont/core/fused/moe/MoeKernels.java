@@ -78,6 +78,32 @@ public interface MoeKernels {
     SwigluGrads swigluBackward(Tensor gradOut, Tensor gate, Tensor up);
 
     /**
+     * An expert's gate and up projections and SwiGLU between them, over groups that share their
+     * rows: h = silu(x_e·gate_e) ⊙ (x_e·up_e) for each group e (Mixtral's w1 and w3), operands as
+     * {@link #groupedMatmul}'s, gate and up of one shape (in, h). {@code keep}: also return the two
+     * projections (R, h), which backward needs; without it a kernel need never write them. This
+     * default composes the two grouped GEMMs and {@link #swiglu}.
+     */
+    default GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
+        Tensor a = groupedMatmul(x, gate, groupSizes), b = groupedMatmul(x, up, groupSizes);
+        return new GatedRows(swiglu(a, b), keep ? a : null, keep ? b : null);
+    }
+
+    /**
+     * Gradients of {@link #groupedSwiglu} from its output gradient (R, h) and the two projections it
+     * kept: dx (R, in) through both projections, and each expert's gate and up weight gradients
+     * (strides as {@link #groupedMatmulBackward} gives them). This default composes
+     * {@link #swigluBackward} and two {@link #groupedMatmulBackward}s.
+     */
+    default GatedGrads groupedSwigluBackward(Tensor gradOut, Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes,
+                                             Tensor gateOut, Tensor upOut) {
+        SwigluGrads s = swigluBackward(gradOut, gateOut, upOut);
+        GroupedGrads g = groupedMatmulBackward(s.dGate(), x, gate, groupSizes);
+        GroupedGrads u = groupedMatmulBackward(s.dUp(), x, up, groupSizes);
+        return new GatedGrads(g.dx().add(u.dx()), g.dWeights(), u.dWeights());
+    }
+
+    /**
      * {@link #permute}'s result.
      *
      * @param rows        (R, d) the kept slots' token rows, grouped by expert, each group in slot order
@@ -92,6 +118,12 @@ public interface MoeKernels {
 
     /** Gradients of the grouped GEMM's input (R, in) and of each expert's weight (in, out). */
     record GroupedGrads(Tensor dx, List<Tensor> dWeights) {}
+
+    /** {@link #groupedSwiglu}'s output (R, h), and its two projections (R, h) when kept (else null). */
+    record GatedRows(Tensor output, Tensor gate, Tensor up) {}
+
+    /** Gradients of {@link #groupedSwiglu}'s rows (R, in) and of each expert's gate and up weights (in, h). */
+    record GatedGrads(Tensor dx, List<Tensor> dGate, List<Tensor> dUp) {}
 
     /** Gradients of swiglu's gate (R, h) and up (R, h) inputs. */
     record SwigluGrads(Tensor dGate, Tensor dUp) {}

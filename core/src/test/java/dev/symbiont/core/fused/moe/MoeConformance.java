@@ -138,4 +138,24 @@ public abstract class MoeConformance extends ConformanceBase {
             return Moe.combine(Moe.groupedMatmul(h, w2, p.groupSizes()), in.uniform(0.1, 1.0, 21, 2), p.permutation());
         }, matmulTolerance(10));
     }
+
+    /**
+     * The gate and up projections with SwiGLU as one op, over permuted rows: experts alternate
+     * between transposed (a Linear's weight seen as (in, out)) and plain weights, so both
+     * gradient layouts are compared; the hidden widths leave partial vectors.
+     */
+    @ParameterizedTest(name = "E {0}, k {1}, T {2}, d {3}, hidden {4}")
+    @CsvSource({"1, 1, 13, 6, 10", "4, 2, 21, 6, 10", "8, 2, 33, 5, 17", "8, 1, 3, 7, 9", "4, 2, 40, 9, 40"})
+    void groupedSwigluMatchesReferenceForwardAndEveryGradient(int experts, int k, int tokens, int d, int hidden) {
+        assertMatchesReference("grouped swiglu E=" + experts + " k=" + k + " T=" + tokens, in -> {
+            Tensor x = in.randn(tokens, d);
+            java.util.List<Tensor> gate = new java.util.ArrayList<>(), up = new java.util.ArrayList<>();
+            for (int e = 0; e < experts; e++) {
+                gate.add(e % 2 == 0 ? in.transposed(d, hidden) : in.randn(d, hidden));
+                up.add(e % 2 == 1 ? in.transposed(d, hidden) : in.randn(d, hidden));
+            }
+            MoeKernels.Permuted p = Moe.permute(x, routedIds(in, tokens, experts, k), experts, MoeKernels.DROPLESS);
+            return Moe.groupedSwiglu(p.rows(), gate, up, p.groupSizes());
+        }, matmulTolerance(d));
+    }
 }

@@ -173,4 +173,21 @@ class MoeTest {
         throwsMentioning(IllegalArgumentException.class, () -> Moe.swiglu(Tensor.randn(gen, 2, 3), Tensor.randn(gen, 3, 2)),
                 "moe_swiglu", "[2, 3]", "[3, 2]");
     }
+
+    @Test
+    void groupedSwigluRejectsGateAndUpWeightsThatDisagree() {
+        Tensor x = Tensor.randn(gen, 5, 4);
+        Tensor sizes = Tensor.fromArray(new long[] {2, 3});
+        java.util.List<Tensor> two = java.util.List.of(Tensor.randn(gen, 4, 6), Tensor.randn(gen, 4, 6));
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, two,
+                java.util.List.of(Tensor.randn(gen, 4, 7), Tensor.randn(gen, 4, 7)), sizes), "grouped_swiglu", "[4, 6]", "[4, 7]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, two,
+                java.util.List.of(Tensor.randn(gen, 4, 6)), sizes), "grouped_swiglu", "2 gate", "1 up");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, two,
+                java.util.List.of(Tensor.randn(gen, 4, 6), Tensor.randn(gen, 4, 5)), sizes), "grouped_swiglu", "inconsistent", "up[1]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(Tensor.randn(gen, 5, 3), two, two, sizes),
+                "grouped_matmul", "3 columns", "take 4");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, java.util.List.of(), two, sizes),
+                "grouped_swiglu", "no gate weights");
+    }
 }
