@@ -44,6 +44,22 @@ public final class Linear extends Layer {
     }
 
     /**
+     * SwiGLU's gate with {@code up}: SiLU(this(x)) ⊙ up(x) as one {@link Linears#linearSwiglu}
+     * (both projections bias-free, of one shape) — the values of {@code forward(x).silu().mul(up.forward(x))}.
+     *
+     * @throws IllegalArgumentException when either has a bias or their shapes differ
+     */
+    public Tensor forwardSwiglu(Linear up, Tensor x) {
+        checkInput(x);
+        if (bias != null || up.bias != null || up.in != in || up.out != out) {
+            throw new IllegalArgumentException("Linear(" + in + " → " + out + ").forwardSwiglu: the up projection must be a bias-free Linear("
+                    + in + " → " + out + ") like this one, got Linear(" + up.in + " → " + up.out + (up.bias != null ? ", bias" : "") + ")"
+                    + (bias != null ? " and this one has a bias" : ""));
+        }
+        return Linears.linearSwiglu(x, weight.value(), up.weight.value());
+    }
+
+    /**
      * Output features [from, from + count) only: x W[from:from+count]ᵀ + b[from:from+count].
      * A fused projection (attention's qkv) split this way back-propagates into slices of the
      * small weight instead of padding the large output's gradient.

@@ -34,6 +34,18 @@ class LayersTest {
     }
 
     @Test
+    void should_gate_silu_of_one_projection_by_the_other_and_refuse_biases_or_other_shapes() {
+        Linear gate = new Linear(4, 6, false, new Generator(1)), up = new Linear(4, 6, false, new Generator(2));
+        Tensor x = Tensor.randn(new Generator(3), 2, 5, 4);
+        float[] expected = gate.forward(x).silu().mul(up.forward(x)).toFloatArray(), actual = gate.forwardSwiglu(up, x).toFloatArray();
+        for (int i = 0; i < expected.length; i++) assertEquals(expected[i], actual[i], 1e-5, "element " + i);
+        var biased = assertThrows(IllegalArgumentException.class, () -> gate.forwardSwiglu(new Linear(4, 6, true, new Generator(4)), x));
+        assertTrue(biased.getMessage().contains("bias-free") && biased.getMessage().contains("bias"), biased.getMessage());
+        var wide = assertThrows(IllegalArgumentException.class, () -> gate.forwardSwiglu(new Linear(4, 7, false, new Generator(4)), x));
+        assertTrue(wide.getMessage().contains("Linear(4 → 7)"), wide.getMessage());
+    }
+
+    @Test
     void should_draw_the_same_weights_from_the_same_seed() {
         assertArrayEquals(new Linear(5, 7, true, new Generator(3)).weight().value().toFloatArray(),
                 new Linear(5, 7, true, new Generator(3)).weight().value().toFloatArray());

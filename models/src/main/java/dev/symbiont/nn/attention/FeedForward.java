@@ -15,7 +15,7 @@ import java.util.List;
  *   SwiGLU: y = Dropout(w2(SiLU(w1(x)) ⊙ w3(x)))                  keys w1, w2, w3        (Shazeer 2020, eq. 6; Llama)
  * </pre>
  * GELU is the exact erf form (torch.nn.GELU's default), run with fc as one fused
- * {@code linear_gelu}. SwiGLU has no biases. As a block's
+ * {@code linear_gelu}. SwiGLU has no biases; w1, w3 and the gate run as one {@code linear_swiglu}. As a block's
  * {@link ChannelMixer} its key is {@code mlp}.
  */
 public final class FeedForward extends ChannelMixer {
@@ -44,7 +44,7 @@ public final class FeedForward extends ChannelMixer {
     public Tensor forward(Tensor x) {
         Tensor y = kind == MlpKind.GELU
                 ? proj.forward(fc.forwardGelu(x))                           // fc and GELU as one fused op
-                : w2.forward(w1.forward(x).silu().mul(w3.forward(x)));
+                : w2.forward(w1.forwardSwiglu(w3, x));                      // w1, w3 and the gate as one op
         return dropout.forward(y);
     }
 

@@ -38,6 +38,9 @@ class TransformerStackTest {
         Tensor x = randn(3, 2, 3, 16);
         Tensor expected = x.matmul(s.get("w1.weight").t()).silu().mul(x.matmul(s.get("w3.weight").t())).matmul(s.get("w2.weight").t());
         assertClose(expected, ff.forward(x), 1e-5, "SwiGLU");
+        try (var noGrad = dev.symbiont.core.autograd.GradMode.disabled()) {
+            assertClose(expected, ff.forward(x), 1e-5, "SwiGLU without gradients");
+        }
     }
 
     @Test

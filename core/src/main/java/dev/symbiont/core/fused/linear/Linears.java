@@ -2,16 +2,20 @@ package dev.symbiont.core.fused.linear;
 
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
+import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.fused.FusedOp;
+import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * {@code linear(x, weight, bias)} (torch's {@code F.linear}) and {@code linear_gelu} (the same
- * with GELU applied): checks, then the linear family's kernels through {@link FusedOp}. The
+ * with GELU applied): checks, then the linear family's kernels through {@link FusedOp};
+ * {@code linear_swiglu} through the moe family's gated projections. The
  * FLOP estimate is the GEMM's 2·rows·out·in plus one add per output for the bias, the work of
  * the matmul and add it replaces.
  */
@@ -60,6 +64,31 @@ public final class Linears {
                 (k, saved, g) -> f.inputShaped(k.linearGeluBackward(g.reshape(f.rows, f.out), saved[1], saved[0], f.w,
                         f.needs[0], f.needs[1], f.needs[2])),
                 x, weight, bias);
+    }
+
+    /**
+     * SwiGLU's gate over two bias-free projections of x, SiLU(x·W1ᵀ) ⊙ (x·W3ᵀ) (Shazeer 2020,
+     * eq. 6; Llama's w1 and w3): x (..., in), w1 and w3 (hidden, in) → (..., hidden). It runs as
+     * the moe family's {@link Moe#groupedSwiglu} over one group of all rows, whose CPU kernel
+     * without gradients computes both products in one pass over x and applies the gate to each
+     * tile in cache. Under autocast it is the composition of {@link #linear}s, SiLU and the product.
+     */
+    public static Tensor linearSwiglu(Tensor x, Tensor w1, Tensor w3) {
+        check("linear_swiglu", x, w1, null);
+        check("linear_swiglu", x, w3, null);
+        if (!Arrays.equals(w1.shape(), w3.shape())) {
+            throw new IllegalArgumentException("linear_swiglu: w1 " + Arrays.toString(w1.shape()) + " and w3 "
+                    + Arrays.toString(w3.shape()) + " must have one shape");
+        }
+        if (Autocast.lowPrecision() != null) return linear(x, w1, null).silu().mul(linear(x, w3, null));
+        int in = w1.size(1), rows = x.numel() / in;
+        int[] outShape = x.shape().clone();
+        outShape[outShape.length - 1] = w1.size(0);
+        Tensor sizes;
+        try (var scope = Backends.use(x.backend())) {
+            sizes = Tensor.fromArray(new long[] {rows});
+        }
+        return Moe.groupedSwiglu(x.reshape(rows, in), List.of(w1.t()), List.of(w3.t()), sizes).reshape(outShape);
     }
 
     private static void check(String op, Tensor x, Tensor weight, Tensor bias) {

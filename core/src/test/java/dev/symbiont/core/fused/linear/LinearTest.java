@@ -52,6 +52,34 @@ class LinearTest {
     }
 
     @Test
+    void linearSwigluIsSiluOfOneLinearTimesTheOther() {
+        Generator g = new Generator(6);
+        Tensor x = Tensor.randn(g, 3, 4, 6), w1 = Tensor.randn(g, 5, 6), w3 = Tensor.randn(g, 5, 6);
+        float[] expected = Linears.linear(x, w1, null).silu().mul(Linears.linear(x, w3, null)).toFloatArray();
+        for (boolean grad : new boolean[] {false, true}) {
+            Tensor xi = grad ? x.detach().requiresGrad(true) : x;
+            Tensor y = Linears.linearSwiglu(xi, w1, w3);
+            assertArrayEquals(new int[] {3, 4, 5}, y.shape());
+            float[] actual = y.toFloatArray();
+            for (int i = 0; i < expected.length; i++) assertEquals(expected[i], actual[i], 1e-5, "element " + i + (grad ? ", with gradients" : ""));
+        }
+    }
+
+    @Test
+    void linearSwigluGradientsMatchFiniteDifferences() {
+        Generator g = new Generator(7);
+        GradCheck.check("linear_swiglu", in -> Linears.linearSwiglu(in.get(0), in.get(1), in.get(2)),
+                GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5, 7));
+    }
+
+    @Test
+    void mismatchedShapesOfLinearSwigluNameTheOp() {
+        Tensor x = Tensor.zeros(4, 3);
+        throwsMentioning(() -> Linears.linearSwiglu(x, Tensor.zeros(2, 5), Tensor.zeros(2, 5)), "linear_swiglu", "[4, 3]", "[2, 5]");
+        throwsMentioning(() -> Linears.linearSwiglu(x, Tensor.zeros(2, 3), Tensor.zeros(5, 3)), "linear_swiglu", "w1 [2, 3]", "w3 [5, 3]");
+    }
+
+    @Test
     void mismatchedShapesOfLinearGeluNameTheOp() {
         Tensor x = Tensor.zeros(4, 3);
         throwsMentioning(() -> Linears.linearGelu(x, Tensor.zeros(2, 5), null), "linear_gelu", "[4, 3]", "[2, 5]");
