@@ -40,10 +40,10 @@ final class CpuGroupedSwiglu {
         Rows a = io.rows(OP, x, rows, in);
         Weight[] w1 = CpuGroupedGemm.weights(gate), w3 = CpuGroupedGemm.weights(up);
         if (in == 0) return Tensor.of(io.newFloats(rows * out), rows, out); // silu(0)·0
-        boolean outputs = DualGemmTiles.needsPartials(in);
+        boolean deep = DualGemmTiles.needsPartials(in); // k spans blocks: partial sums need somewhere to live
         HeapStorage h = io.emptyFloats(rows * out); // the groups cover every row
-        HeapStorage p1 = outputs ? io.emptyFloats(rows * out) : null, p3 = outputs ? io.emptyFloats(rows * out) : null;
-        float[] hs = h.floats(), c1 = outputs ? p1.floats() : null, c3 = outputs ? p3.floats() : null;
+        HeapStorage p1 = deep ? io.emptyFloats(rows * out) : null, p3 = deep ? io.emptyFloats(rows * out) : null;
+        float[] hs = h.floats(), c1 = deep ? p1.floats() : null, c3 = deep ? p3.floats() : null;
         long[] offsets = CpuGroupedGemm.offsets(sizes);
         GroupedWork work = new GroupedWork(gemm, true);
         for (int e = 0; e < sizes.length; e++) {
@@ -60,6 +60,10 @@ final class CpuGroupedSwiglu {
             }
         }
         work.run();
+        if (deep) { // the partial sums' scratch, back to the pool now
+            p1.release();
+            p3.release();
+        }
         return Tensor.of(h, rows, out);
     }
 

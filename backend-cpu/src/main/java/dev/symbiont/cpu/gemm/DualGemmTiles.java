@@ -14,8 +14,8 @@ import static dev.symbiont.cpu.gemm.VectorGemmKernels.SPECIES;
  *
  * <p>As {@link GemmTiles}, the product is cut into tiles a caller schedules itself, each run on
  * the calling thread with its own packed blocks. The blocking is the vector GEMM's (KC, MC, and
- * a B block of NC packed columns: NC / 2 output columns). C1 and C2 are summed in the order
- * {@link VectorGemm} sums a product: the same bits as two separate calls.
+ * a B block of NC packed columns: NC / 2 output columns). Each element is summed in the order
+ * {@link VectorGemm} sums it: where one block covers k, the same bits as two separate products.
  */
 public final class DualGemmTiles {
     /** Output columns per micro-tile: one vector of C1's, one of C2's. */
