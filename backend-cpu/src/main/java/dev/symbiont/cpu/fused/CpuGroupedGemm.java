@@ -82,11 +82,9 @@ final class CpuGroupedGemm {
         HeapStorage dx = io.emptyFloats(rows * in); // the groups cover every row
         float[] dxs = dx.floats();
         HeapStorage[] dw = new HeapStorage[experts];
-        boolean[] transposed = new boolean[experts];
         long[] offsets = offsets(sizes);
         GroupedWork work = new GroupedWork(gemm, tiled);
         for (int e = 0; e < experts; e++) {
-            transposed[e] = w[e].transposedRows(in);
             int n = (int) sizes[e], off = (int) offsets[e];
             // An empty group's gradient is zeros; any other is written whole by its GEMM.
             dw[e] = n == 0 ? io.newFloats(in * out) : io.emptyFloats(in * out);
@@ -94,22 +92,31 @@ final class CpuGroupedGemm {
             // dx_e = g_e · W_eᵀ: W_eᵀ's (j, p) is W_e's (p, j), read through swapped strides.
             work.sgemm(n, in, out, g.data(), g.start(off), g.stride(), 1,
                     w[e].data, w[e].offset, w[e].colStride, w[e].rowStride, dxs, off * in, in);
-            if (transposed[e]) {
-                // dW_eᵀ = g_eᵀ · x_e, (out, in) rows like the weight's: gᵀ's (j, r) is g's (off + r, j).
-                work.sgemm(out, in, n, g.data(), g.start(off), 1, g.stride(),
-                        a.data(), a.start(off), a.stride(), 1, dw[e].floats(), 0, in);
-            } else {
-                // dW_e = x_eᵀ · g_e: x_eᵀ's (p, r) is x's (off + r, p).
-                work.sgemm(in, out, n, a.data(), a.start(off), 1, a.stride(),
-                        g.data(), g.start(off), g.stride(), 1, dw[e].floats(), 0, out);
-            }
+            weightGradient(work, w[e], g, a, off, n, in, out, dw[e].floats());
         }
         work.run();
         List<Tensor> grads = new ArrayList<>(experts);
-        for (int e = 0; e < experts; e++) {
-            grads.add(transposed[e] ? Tensor.of(dw[e], out, in).transpose(0, 1) : Tensor.of(dw[e], in, out));
-        }
+        for (int e = 0; e < experts; e++) grads.add(shaped(dw[e], w[e], in, out));
         return new GroupedGrads(Tensor.of(dx, rows, in), grads);
+    }
+
+    /**
+     * dW_e = x_eᵀ · g_e (group e: rows [off, off + n) of x and g) into the weight's own layout: a
+     * transposed weight (a Linear's (out, in) seen as (in, out)) gets dW_eᵀ = g_eᵀ · x_e as (out, in)
+     * rows, read through swapped strides (gᵀ's (j, r) is g's (off + r, j)), so it reaches the
+     * Linear's parameter without a transposing copy.
+     */
+    static void weightGradient(GroupedWork work, Weight w, Rows g, Rows a, int off, int n, int in, int out, float[] dw) {
+        if (w.transposedRows(in)) {
+            work.sgemm(out, in, n, g.data(), g.start(off), 1, g.stride(), a.data(), a.start(off), a.stride(), 1, dw, 0, in);
+        } else {
+            work.sgemm(in, out, n, a.data(), a.start(off), 1, a.stride(), g.data(), g.start(off), g.stride(), 1, dw, 0, out);
+        }
+    }
+
+    /** A weight gradient written by {@link #weightGradient} as a tensor of the weight's (in, out) shape and strides. */
+    static Tensor shaped(HeapStorage dw, Weight w, int in, int out) {
+        return w.transposedRows(in) ? Tensor.of(dw, out, in).transpose(0, 1) : Tensor.of(dw, in, out);
     }
 
     static Weight[] weights(List<Tensor> weights) {

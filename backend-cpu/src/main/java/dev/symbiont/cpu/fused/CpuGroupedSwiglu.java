@@ -75,6 +75,7 @@ final class CpuGroupedSwiglu {
         SwigluKernel.backward(vector, floats(g), g.layout().offset(), floats(ga), ga.layout().offset(), floats(gu),
                 gu.layout().offset(), da.floats(), db.floats(), rows * out);
         float[] das = da.floats(), dbs = db.floats();
+        Rows dGate = new Rows(das, 0, out), dUp = new Rows(dbs, 0, out);
         Rows a = io.rows(OP, x, rows, in);
         Weight[] w1 = CpuGroupedGemm.weights(gate), w3 = CpuGroupedGemm.weights(up);
         HeapStorage dx = io.emptyFloats(rows * in); // the groups cover every row
@@ -90,32 +91,16 @@ final class CpuGroupedSwiglu {
             // dx_e = da_e · W1_eᵀ + db_e · W3_eᵀ: Wᵀ's (j, p) is W's (p, j), read through swapped strides.
             work.sgemmSum(n, in, out, das, off * out, out, 1, w1[e].data(), w1[e].offset(), w1[e].colStride(), w1[e].rowStride(),
                     dbs, off * out, out, 1, w3[e].data(), w3[e].offset(), w3[e].colStride(), w3[e].rowStride(), dx.floats(), off * in, in);
-            weightGradient(work, w1[e], das, a, off, n, in, out, dw1[e].floats());
-            weightGradient(work, w3[e], dbs, a, off, n, in, out, dw3[e].floats());
+            CpuGroupedGemm.weightGradient(work, w1[e], dGate, a, off, n, in, out, dw1[e].floats());
+            CpuGroupedGemm.weightGradient(work, w3[e], dUp, a, off, n, in, out, dw3[e].floats());
         }
         work.run();
         List<Tensor> g1 = new ArrayList<>(experts), g3 = new ArrayList<>(experts);
         for (int e = 0; e < experts; e++) {
-            g1.add(shaped(dw1[e], w1[e], in, out));
-            g3.add(shaped(dw3[e], w3[e], in, out));
+            g1.add(CpuGroupedGemm.shaped(dw1[e], w1[e], in, out));
+            g3.add(CpuGroupedGemm.shaped(dw3[e], w3[e], in, out));
         }
         return new GatedGrads(Tensor.of(dx, rows, in), g1, g3);
-    }
-
-    /**
-     * dW = x_eᵀ · d_e into the weight's own layout: a transposed weight (a Linear's (out, in)
-     * seen as (in, out)) gets dWᵀ = d_eᵀ · x_e as (out, in) rows, the others x_eᵀ · d_e.
-     */
-    private static void weightGradient(GroupedWork work, Weight w, float[] d, Rows a, int off, int n, int in, int out, float[] dw) {
-        if (w.transposedRows(in)) {
-            work.sgemm(out, in, n, d, off * out, 1, out, a.data(), a.start(off), a.stride(), 1, dw, 0, in);
-        } else {
-            work.sgemm(in, out, n, a.data(), a.start(off), 1, a.stride(), d, off * out, out, 1, dw, 0, out);
-        }
-    }
-
-    private static Tensor shaped(HeapStorage dw, Weight w, int in, int out) {
-        return w.transposedRows(in) ? Tensor.of(dw, out, in).transpose(0, 1) : Tensor.of(dw, in, out);
     }
 
     private static float[] floats(Tensor t) {
