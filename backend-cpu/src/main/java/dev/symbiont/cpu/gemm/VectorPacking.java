@@ -23,10 +23,10 @@ import static dev.symbiont.cpu.gemm.VectorGemmKernels.SPECIES;
  *   <li>Transposed A (row stride 1: the gᵀ of a weight gradient): the MR rows of a k step are
  *       MR adjacent floats, one short vector copy instead of an {@code arraycopy} call each.</li>
  *   <li>Row-major B (column stride 1): each k step of a full panel is two vector copies.</li>
- *   <li>Column-major B (row stride 1: the Bᵀ of an A·Bᵀ product whose operands both run along
- *       k, as the Winograd weight gradient's dM·Vᵀ), AVX-512 only: eight columns × 16 k-steps
- *       at a time through the same transpose as row-major A, each result vector's two k-steps
- *       stored as two masked halves one panel row apart.</li>
+ *   <li>Column-major B (row stride 1: a Linear's (out, in) weight in x·Wᵀ, or the Bᵀ of the
+ *       Winograd weight gradient's dM·Vᵀ), AVX-512 only: 16 columns × 16 k-steps at a time
+ *       ({@link VectorTranspose#rows16x16}, each k-step one full-vector store), a last group of
+ *       eight columns through the 8 × 16 transpose with masked half stores.</li>
  * </ul>
  * A partial last panel and the k-steps past the last multiple of L are packed by the scalar
  * code, in the same layout.
@@ -111,19 +111,22 @@ final class VectorPacking {
 
     /**
      * As {@link #packB}, for B with row stride 1 and column stride cs (stored transposed): each
-     * panel's columns are transposed eight at a time, 16 k-steps per transpose — a partial last
-     * panel's too, as far as it has whole groups of eight (a 24-channel Winograd weight gradient
-     * is one such panel); the k-steps past the last multiple of 16 and the remaining columns are
+     * panel's columns are transposed 16 at a time (then eight), 16 k-steps per transpose — a
+     * partial last panel's too, as far as it has whole groups of eight (a 24-channel Winograd
+     * weight gradient is one such panel); the k-steps past the last multiple of 16 and the remaining columns are
      * packed by scalar code, and a partial panel's missing columns are zero. Requires
      * {@link #TRANSPOSES}.
      */
     static void packBTransposed(float[] b, int bOff, int cs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
         int whole = kc - kc % L;
         for (int q = q0; q < q1; q++) {
-            int cols = Math.min(NR, nc - q * NR), grouped = cols - cols % 8;
+            int cols = Math.min(NR, nc - q * NR), grouped = cols - cols % 8, wide = cols - cols % 16;
             int base = q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
-            for (int g = 0; g < grouped; g += 8) {
-                for (int p = 0; p < whole; p += L) VectorTranspose.rows8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
+            for (int g = 0; g < grouped; g += g < wide ? 16 : 8) {
+                for (int p = 0; p < whole; p += L) {
+                    if (g < wide) VectorTranspose.rows16x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
+                    else VectorTranspose.rows8x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);
+                }
             }
             for (int j = 0; j < cols; j++) {
                 for (int p = j < grouped ? whole : 0, src = first + j * cs; p < kc; p++) dst[base + p * NR + j] = b[src + p];
@@ -139,7 +142,7 @@ final class VectorPacking {
      * {@code [j0 + q·L, j0 + (q+1)·L)} of rows {@code [p0, p0+kc)} of b1 in its first L columns and
      * the same columns of b2 in its last L; element (p, j) of panel q at {@code q·NR·kc + p·NR + j}
      * as in {@link #packB}. Columns past nc are zero. Each operand may have any strides: row-major
-     * halves are vector copies, column-major ones (a Linear's weight seen as (in, out)) 8 × 16
+     * halves are vector copies, column-major ones (a Linear's weight seen as (in, out)) 16 × 16
      * transposes, the rest scalar.
      */
     static void packBPaired(float[] b1, int o1, int rs1, int cs1, float[] b2, int o2, int rs2, int cs2,
@@ -157,9 +160,7 @@ final class VectorPacking {
         if (cols == L && cs == 1) {
             for (; p < kc; p++) FloatVector.fromArray(SPECIES, b, src + p * rs).intoArray(dst, at + p * NR);
         } else if (cols == L && rs == 1 && TRANSPOSES) {
-            for (; p + L <= kc; p += L) {
-                for (int g = 0; g < L; g += 8) VectorTranspose.rows8x16(b, src + g * cs + p, cs, dst, at + p * NR + g, NR);
-            }
+            for (; p + L <= kc; p += L) VectorTranspose.rows16x16(b, src + p, cs, dst, at + p * NR, NR);
         }
         for (int c = 0; c < L; c++) {
             for (int pp = p; pp < kc; pp++) dst[at + pp * NR + c] = c < cols ? b[src + c * cs + pp * rs] : 0f;
