@@ -47,17 +47,12 @@ final class GroupedWork {
     /**
      * C (m × n) = A1 (m × k) · B1 + A2 (m × k) · B2 without a second output: each tile of C is
      * written by the first product and added to by the second on one thread, in that order.
+     * Only on the vector GEMM's tiles (its one caller, grouped_swiglu's backward, runs only there).
      */
     void sgemmSum(int m, int n, int k, float[] a1, int a1Off, int a1Rs, int a1Cs, float[] b1, int b1Off, int b1Rs, int b1Cs,
                   float[] a2, int a2Off, int a2Rs, int a2Cs, float[] b2, int b2Off, int b2Rs, int b2Cs,
                   float[] c, int cOff, int ldc) {
-        if (!tiled) {
-            add(2L * m * n * k, () -> {
-                gemm.sgemm(m, n, k, a1, a1Off, a1Rs, a1Cs, b1, b1Off, b1Rs, b1Cs, c, cOff, ldc);
-                gemm.sgemmAccumulate(m, n, k, a2, a2Off, a2Rs, a2Cs, b2, b2Off, b2Rs, b2Cs, c, cOff, ldc);
-            });
-            return;
-        }
+        if (!tiled) throw new IllegalStateException("GroupedWork.sgemmSum: needs the vector GEMM's tiles, not " + gemm.path());
         GemmTiles first = GemmTiles.of(m, n, k, a1, a1Off, a1Rs, a1Cs, b1, b1Off, b1Rs, b1Cs, c, cOff, ldc, false);
         GemmTiles second = GemmTiles.of(m, n, k, a2, a2Off, a2Rs, a2Cs, b2, b2Off, b2Rs, b2Cs, c, cOff, ldc, true);
         for (int t = 0; t < first.count(); t++) { // the same tiles: one shape

@@ -28,14 +28,10 @@ public final class SwigluKernel {
             int i = from;
             if (vector) {
                 for (int end = from + S.loopBound(to - from); i < end; i += L) {
-                    FloatVector x = FloatVector.fromArray(S, a, ao + i);
-                    x.mul(VectorMath.sigmoid(x)).mul(FloatVector.fromArray(S, b, bo + i)).intoArray(h, i);
+                    gate(FloatVector.fromArray(S, a, ao + i), FloatVector.fromArray(S, b, bo + i)).intoArray(h, i);
                 }
             }
-            for (; i < to; i++) {
-                float x = a[ao + i];
-                h[i] = x * sigmoid(x) * b[bo + i];
-            }
+            for (; i < to; i++) h[i] = gate(a[ao + i], b[bo + i]);
         });
     }
 
@@ -46,17 +42,23 @@ public final class SwigluKernel {
      */
     public static void tile(boolean vector, float[] tile, int stride, int pair, int rows, int cols, float[] h, int hAt, int ldh) {
         for (int r = 0; r < rows; r++) {
-            int t = r * stride, o = hAt + r * ldh, j = 0;
+            int t = r * stride, o = hAt + r * ldh;
             if (vector && cols == L) {
-                FloatVector x = FloatVector.fromArray(S, tile, t);
-                x.mul(VectorMath.sigmoid(x)).mul(FloatVector.fromArray(S, tile, t + pair)).intoArray(h, o);
-                continue;
-            }
-            for (; j < cols; j++) {
-                float x = tile[t + j];
-                h[o + j] = x * sigmoid(x) * tile[t + pair + j];
+                gate(FloatVector.fromArray(S, tile, t), FloatVector.fromArray(S, tile, t + pair)).intoArray(h, o);
+            } else {
+                for (int j = 0; j < cols; j++) h[o + j] = gate(tile[t + j], tile[t + pair + j]);
             }
         }
+    }
+
+    /** silu(x) · up, L lanes: the one formula of the vector loops. */
+    private static FloatVector gate(FloatVector x, FloatVector up) {
+        return x.mul(VectorMath.sigmoid(x)).mul(up);
+    }
+
+    /** silu(x) · up: the scalar twin. */
+    private static float gate(float x, float up) {
+        return x * sigmoid(x) * up;
     }
 
     /**
