@@ -225,6 +225,60 @@ class CpuMoeTest {
                 GradCheck.randn(gen, 1, 3, 5));
     }
 
+    /** The router's four outputs combined with fixed weights, and the ids as floats; then x's and the gate's gradients. */
+    private static List<float[]> route(CpuBackend backend, boolean reference, int experts, int k, int tokens, int d, boolean renormalize) {
+        try (var scope = Backends.use(backend); var forced = reference ? FusedKernels.forceReference(MoeKernels.FAMILY) : null) {
+            Generator gen = new Generator(tokens + d);
+            Tensor x = Tensor.randn(gen, tokens, d).requiresGrad(true);
+            Tensor w = Tensor.randn(gen, experts, d).mul(0.1).detach().requiresGrad(true);
+            MoeKernels.Routed r = Moe.route(x, w, k, renormalize);
+            Tensor loss = r.logits().mul(Tensor.randn(gen, tokens, experts)).sum()
+                    .add(r.probs().mul(Tensor.randn(gen, tokens, experts)).sum())
+                    .add(r.weights().mul(Tensor.randn(gen, tokens, k)).sum())
+                    .add(r.logsumexp().square().mean());
+            loss.backward();
+            return List.of(r.logits().toFloatArray(), r.probs().toFloatArray(), r.weights().toFloatArray(),
+                    r.logsumexp().toFloatArray(), r.expertIds().to(dev.symbiont.core.DType.FLOAT32).toFloatArray(),
+                    x.grad().toFloatArray(), w.grad().toFloatArray());
+        }
+    }
+
+    /**
+     * The router's one-pass kernel, vector and scalar, against the composed reference: widths with
+     * whole vectors and a tail (300), expert counts past the sweeps of four (9), enough tokens
+     * (1,000) that the rows split over the team; the expert ids exactly.
+     */
+    @ParameterizedTest(name = "E {0}, k {1}, T {2}, d {3}, renormalize {4}")
+    @CsvSource({"8, 2, 1000, 64, true", "9, 3, 257, 300, false", "1, 1, 5, 7, true", "16, 1, 64, 33, true"})
+    void routerKernelsVectorAndScalarMatchTheReference(int experts, int k, int tokens, int d, boolean renormalize) {
+        List<float[]> expected = route(CPU, true, experts, k, tokens, d, renormalize);
+        CpuBackend scalar = new CpuBackend(dev.symbiont.cpu.gemm.GemmPath.EJML, false);
+        for (List<float[]> actual : List.of(route(CPU, false, experts, k, tokens, d, renormalize),
+                route(scalar, false, experts, k, tokens, d, renormalize))) {
+            String[] names = {"logits", "probs", "weights", "logsumexp", "expert ids", "dx", "dWg"};
+            for (int i = 0; i < names.length; i++) {
+                float[] e = expected.get(i), a = actual.get(i);
+                assertTrue(e.length == a.length, names[i] + ": lengths differ");
+                for (int j = 0; j < e.length; j++) {
+                    double tol = i == 4 ? 0 : 1e-4 * Math.max(1, Math.abs(e[j]));
+                    if (Math.abs(e[j] - a[j]) > tol) fail(names[i] + "[" + j + "]: cpu " + a[j] + ", reference " + e[j]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void cpuRouterGradientsMatchFiniteDifferences() {
+        Generator gen = new Generator(8);
+        for (boolean renormalize : new boolean[] {true, false}) {
+            GradCheck.check("cpu route, renormalize " + renormalize, CPU, in -> {
+                MoeKernels.Routed r = Moe.route(in.get(0), in.get(1), 2, renormalize);
+                return r.weights().sum(1, false).add(r.probs().narrow(1, 1, 1).reshape(6)).add(r.logsumexp().square())
+                        .add(r.logits().narrow(1, 3, 1).reshape(6));
+            }, GradCheck.randn(gen, 1, 6, 5), GradCheck.randn(gen, 0.5, 4, 5));
+        }
+    }
+
     @Test
     void theCpuBackendHandsOutItsOwnMoeKernels() {
         assertInstanceOf(CpuMoe.class, FusedKernels.of(MoeKernels.FAMILY, CPU));

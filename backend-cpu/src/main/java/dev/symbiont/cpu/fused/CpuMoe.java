@@ -16,7 +16,7 @@ import dev.symbiont.cpu.kernels.SwigluKernel;
 import java.util.List;
 
 /**
- * The moe family on the CPU. permute is a counting sort (one pass to count the slots per
+ * The moe family on the CPU. The router is {@code CpuMoeRouter}'s one pass per token; permute is a counting sort (one pass to count the slots per
  * expert, one to place them, one parallel copy of the rows); combine and the backward passes
  * run once over the tokens through the inverse permutation, so no two threads write one row
  * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s, the SwiGLU gate
@@ -31,6 +31,7 @@ public final class CpuMoe implements MoeKernels {
     private final Gemm gemm;
     private final CpuGroupedGemm grouped;
     private final CpuGroupedSwiglu gated;
+    private final CpuMoeRouter router;
 
     public CpuMoe(Backend backend, Gemm gemm) {
         this.backend = backend;
@@ -38,6 +39,20 @@ public final class CpuMoe implements MoeKernels {
         this.gemm = gemm;
         this.grouped = new CpuGroupedGemm(io, gemm);
         this.gated = new CpuGroupedSwiglu(io, gemm);
+        this.router = new CpuMoeRouter(backend, io, gemm);
+    }
+
+    // ---- route -----------------------------------------------------------------------------------
+
+    @Override
+    public Routed route(Tensor x, Tensor gateWeight, int k, boolean renormalize) {
+        return router.forward(x, gateWeight, k, renormalize, vector());
+    }
+
+    @Override
+    public RouteGrads routeBackward(Tensor dLogits, Tensor dProbs, Tensor dWeights, Tensor dLogsumexp,
+                                    Tensor x, Tensor gateWeight, Routed routed, boolean renormalize) {
+        return router.backward(dLogits, dProbs, dWeights, dLogsumexp, x, gateWeight, routed, renormalize, vector());
     }
 
     // ---- permute ---------------------------------------------------------------------------------

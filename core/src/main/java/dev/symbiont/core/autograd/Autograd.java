@@ -38,13 +38,22 @@ public final class Autograd {
      * second output is also consumed elsewhere (a residual stream) adds the two in its own pass.
      */
     public static void recordPair(String op, Tensor first, Tensor second, GradFn.PairRule rule, Tensor... inputs) {
+        recordOutputs(op, new Tensor[] {first, second}, grads -> rule.backward(grads[0], grads[1]), inputs);
+    }
+
+    /**
+     * Records an op with several outputs, as {@link #recordPair}: each output gets a node, and
+     * backward calls {@code rule} once with one gradient per output (null for an output that fed
+     * nothing the backward reached).
+     */
+    public static void recordOutputs(String op, Tensor[] outputs, GradFn.OutputsRule rule, Tensor... inputs) {
         if (!GradMode.isEnabled()) return;
         boolean any = false;
         for (Tensor t : inputs) any |= t != null && t.requiresGrad();
         if (!any) return;
-        GradFn fn = new GradFn(op, inputs, rule);
-        first.attach(fn);
-        second.attach(new GradFn(fn, second.shape()));
+        GradFn fn = new GradFn(op, inputs, outputs.length, rule);
+        outputs[0].attach(fn);
+        for (int i = 1; i < outputs.length; i++) outputs[i].attach(new GradFn(fn, i, outputs[i].shape()));
     }
 
     /**
@@ -95,8 +104,8 @@ public final class Autograd {
         List<Object> order = topologicalOrder(rootNode);
         Map<Object, Tensor> pending = new IdentityHashMap<>();
         Map<Storage, Integer> live = new IdentityHashMap<>();
-        // Gradients of two-output ops' second outputs, keyed by the first output's node.
-        Map<GradFn, Tensor> pendingSecond = new IdentityHashMap<>();
+        // Gradients of multi-output ops' later outputs, by output index, keyed by the first output's node.
+        Map<GradFn, Tensor[]> pendingLater = new IdentityHashMap<>();
         Consumed consumed = new Consumed(passStart, live);
         put(pending, live, rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
@@ -116,23 +125,28 @@ public final class Autograd {
                 if (fn.firstOutput() != null) {
                     // Ordered before its first output's node (it has an edge to it): hand the gradient on.
                     if (grad != null) {
-                        Tensor earlier = pendingSecond.get(fn.firstOutput());
+                        Tensor[] later = pendingLater.computeIfAbsent(fn.firstOutput(), f -> new Tensor[f.outputs()]);
+                        Tensor earlier = later[fn.outputIndex()];
                         if (earlier != null) unpend(live, earlier);
-                        put(pendingSecond, live, fn.firstOutput(), earlier == null ? grad : consumed.sum(earlier, grad));
+                        later[fn.outputIndex()] = earlier == null ? grad : consumed.sum(earlier, grad);
+                        live.merge(later[fn.outputIndex()].storage(), 1, Integer::sum);
                     }
                     consumed.releaseAll();
                     continue;
                 }
-                Tensor gradSecond = pendingSecond.remove(fn);
-                if (gradSecond != null) unpend(live, gradSecond);
-                if (grad == null && gradSecond == null) continue;
+                Tensor[] grads = pendingLater.remove(fn);
+                if (grads == null) {
+                    if (grad == null) continue;
+                    grads = new Tensor[fn.outputs()];
+                }
+                grads[0] = grad;
+                for (int o = 1; o < grads.length; o++) if (grads[o] != null) unpend(live, grads[o]);
                 Tensor[] inputGrads;
                 try (var profile = Profiler.backward(fn.name())) {
-                    inputGrads = fn.apply(grad, gradSecond);
+                    inputGrads = fn.apply(grads);
                 }
                 if (!retainGraph) fn.freeSaved();
-                consumed.add(grad);
-                consumed.add(gradSecond);
+                for (Tensor g : grads) consumed.add(g);
                 for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
                     GradFn.Edge edge = fn.edge(j);
                     Tensor g = inputGrads[j];

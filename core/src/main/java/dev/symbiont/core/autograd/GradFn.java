@@ -14,18 +14,22 @@ public final class GradFn {
     private final String name;
     private final Edge[] edges;
     /** Null once a backward has run it without retaining the graph: what it saved is then free. */
-    private PairRule rule;
-    /** For the second output of a two-output op: the node of its first output, which runs the rule. */
+    private OutputsRule rule;
+    /** For a later output of a multi-output op: the node of its first output, which runs the rule. */
     private final GradFn firstOutput;
+    /** This output's place among its op's outputs (0 for the first); the first's node holds the count. */
+    private final int outputIndex, outputs;
 
     GradFn(String name, Tensor[] inputs, BackwardRule rule) {
-        this(name, inputs, (g, none) -> rule.backward(g));
+        this(name, inputs, 1, grads -> rule.backward(grads[0]));
     }
 
-    GradFn(String name, Tensor[] inputs, PairRule rule) {
+    GradFn(String name, Tensor[] inputs, int outputs, OutputsRule rule) {
         this.name = name;
         this.rule = rule;
         this.firstOutput = null;
+        this.outputIndex = 0;
+        this.outputs = outputs;
         this.edges = new Edge[inputs.length];
         for (int i = 0; i < inputs.length; i++) {
             Tensor in = inputs[i];
@@ -34,32 +38,40 @@ public final class GradFn {
         }
     }
 
-    /** The node of a two-output op's second output: its gradient goes to {@code first}'s rule. */
-    GradFn(GradFn first, int[] shape) {
+    /** The node of output {@code index} ≥ 1 of a multi-output op: its gradient goes to {@code first}'s rule. */
+    GradFn(GradFn first, int index, int[] shape) {
         this.name = first.name;
         this.rule = null;
         this.firstOutput = first;
+        this.outputIndex = index;
+        this.outputs = first.outputs;
         this.edges = new Edge[] {new Edge(null, first, shape)};
     }
 
     public String name() { return name; }
 
-    /** The first output's node when this is a two-output op's second output, else null. */
+    /** The first output's node when this is a later output of a multi-output op, else null. */
     GradFn firstOutput() { return firstOutput; }
+
+    /** This output's index among its op's outputs. */
+    int outputIndex() { return outputIndex; }
+
+    /** How many outputs the op has (1 for most). */
+    int outputs() { return outputs; }
 
     /** Number of inputs the rule returns gradients for. */
     public int inputCount() { return edges.length; }
 
     Edge edge(int input) { return edges[input]; }
 
-    /** gradSecond is the second output's gradient for a two-output op (null when it got none), else null. */
-    Tensor[] apply(Tensor gradOutput, Tensor gradSecond) {
-        PairRule r = rule;
+    /** One gradient per output of the op (null where that output got none, not all). */
+    Tensor[] apply(Tensor[] gradOutputs) {
+        OutputsRule r = rule;
         if (r == null) {
             throw new IllegalStateException(this + ": trying to backward through the graph a second time; its saved tensors "
                     + "were freed when the first backward ran it. Pass retainGraph = true to the first backward() to keep them");
         }
-        return r.backward(gradOutput, gradSecond);
+        return r.backward(gradOutputs);
     }
 
     /**
@@ -96,5 +108,14 @@ public final class GradFn {
     @FunctionalInterface
     public interface PairRule {
         Tensor[] backward(Tensor gradFirst, Tensor gradSecond);
+    }
+
+    /**
+     * Gradient of each input of an op with several outputs, from one gradient per output; any may
+     * be null (that output fed nothing the backward reached), not all.
+     */
+    @FunctionalInterface
+    public interface OutputsRule {
+        Tensor[] backward(Tensor[] gradOutputs);
     }
 }

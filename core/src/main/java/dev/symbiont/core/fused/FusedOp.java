@@ -76,8 +76,8 @@ public final class FusedOp<K> {
                           Forward<K, S> forward, Backward<K, S> backward, Tensor... inputs) {
         return execute(backend, flops, bytes, k -> {
             Result<S> r = forward.apply(k);
-            return new PairResult<>(r.output(), null, r.saved());
-        }, (k, saved, g, none) -> backward.apply(k, saved, g), inputs).first();
+            return new OutputsResult<>(new Tensor[] {r.output()}, r.saved());
+        }, (k, saved, g) -> backward.apply(k, saved, g[0]), inputs)[0];
     }
 
     /** What a two-output forward returns: both outputs and what its backward needs. */
@@ -103,27 +103,55 @@ public final class FusedOp<K> {
      */
     public <S> Pair runPair(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                             PairForward<K, S> forward, PairBackward<K, S> backward, Tensor... inputs) {
+        Tensor[] out = execute(backend, flops, bytes, k -> {
+            PairResult<S> r = forward.apply(k);
+            return new OutputsResult<>(new Tensor[] {r.first(), r.second()}, r.saved());
+        }, (k, saved, g) -> backward.apply(k, saved, g[0], g[1]), inputs);
+        return new Pair(out[0], out[1]);
+    }
+
+    /** What a forward of several differentiable outputs returns: the outputs and what its backward needs. */
+    public record OutputsResult<S>(Tensor[] outputs, S saved) {}
+
+    @FunctionalInterface
+    public interface OutputsForward<K, S> {
+        OutputsResult<S> apply(K kernels);
+    }
+
+    @FunctionalInterface
+    public interface OutputsBackward<K, S> {
+        /** One gradient per input from one gradient per output (any may be null, not all). */
+        Tensor[] apply(K kernels, S saved, Tensor[] gradOutputs);
+    }
+
+    /**
+     * Runs an op with several differentiable outputs, as {@link #run}; backward gets every output's
+     * gradient in one call ({@link Autograd#recordOutputs}). Returns the outputs in the forward's order.
+     */
+    public <S> Tensor[] runOutputs(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
+                                   OutputsForward<K, S> forward, OutputsBackward<K, S> backward, Tensor... inputs) {
         return execute(backend, flops, bytes, forward, backward, inputs);
     }
 
-    /** Both kinds of op: a forward whose second output is null records a one-output node. */
-    private <S> Pair execute(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
-                             PairForward<K, S> forward, PairBackward<K, S> backward, Tensor... inputs) {
+    /** Every kind of op: one output records a one-output node. */
+    private <S> Tensor[] execute(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
+                                 OutputsForward<K, S> forward, OutputsBackward<K, S> backward, Tensor... inputs) {
         try (var p = Profiler.op(backend, name, category, flops, bytes)) {
             K kernels = FusedKernels.of(family, backend);
-            PairResult<S> r;
+            OutputsResult<S> r;
             try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
                 r = forward.apply(kernels);
             }
             S saved = r.saved();
-            GradFn.PairRule rule = (g1, g2) -> {
+            GradFn.OutputsRule rule = grads -> {
                 try (var f32 = Autocast.disable()) {
-                    return backward.apply(kernels, saved, g1, g2);
+                    return backward.apply(kernels, saved, grads);
                 }
             };
-            if (r.second() == null) return new Pair(Autograd.record(name, r.first(), g -> rule.backward(g, null), inputs), null);
-            Autograd.recordPair(name, r.first(), r.second(), rule, inputs);
-            return new Pair(r.first(), r.second());
+            Tensor[] out = r.outputs();
+            if (out.length == 1) Autograd.record(name, out[0], g -> rule.backward(new Tensor[] {g}), inputs);
+            else Autograd.recordOutputs(name, out, rule, inputs);
+            return out;
         }
     }
 

@@ -93,6 +93,29 @@ class AutogradEngineTest {
         assertTrue(y.isLeaf());
     }
 
+    /**
+     * A three-output op (x ↦ 2x, 3x, 4x) records one rule: it runs once with each output's summed
+     * gradient — the first used twice, the second not at all (null), the third once.
+     */
+    @Test
+    void aThreeOutputOpRunsItsRuleOnceWithEachOutputsGradient() {
+        Tensor x = leaf(1, 2);
+        Tensor a = x.detach().mul(2.0), b = x.detach().mul(3.0), c = x.detach().mul(4.0);
+        java.util.List<float[][]> calls = new java.util.ArrayList<>(); // copies: gradients are valid during the call only
+        Autograd.recordOutputs("triple", new Tensor[] {a, b, c}, grads -> {
+            calls.add(new float[][] {grads[0].toFloatArray(), grads[1] == null ? null : grads[1].toFloatArray(), grads[2].toFloatArray()});
+            Tensor dx = grads[0].mul(2.0).add(grads[2].mul(4.0));
+            return new Tensor[] {grads[1] == null ? dx : dx.add(grads[1].mul(3.0))};
+        }, x);
+        a.add(a.mul(5.0)).add(c.square()).sum().backward();
+        assertEquals(1, calls.size());
+        assertArrayEquals(new float[] {6, 6}, calls.get(0)[0]);
+        assertNull(calls.get(0)[1]);
+        assertArrayEquals(new float[] {8, 16}, calls.get(0)[2]);
+        // d/dx [2x + 10x + 16x²] = 12 + 32x
+        assertArrayEquals(new float[] {44, 76}, x.grad().toFloatArray());
+    }
+
     @Test
     void recordedOutputsNameTheirOp() {
         Tensor y = leaf(1, 2).softmax(0);

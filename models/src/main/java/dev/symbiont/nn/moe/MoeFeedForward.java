@@ -82,7 +82,7 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
         Tensor load = RouterLosses.expertLoad(r.expertIds(), e);
         double dropped = tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k);
         // Under activation checkpointing the losses reach the rerun's router, and its rerun leaves lastAux alone.
-        Checkpoint.sideOutputs(List.of(RouterLosses.loadBalancing(r.probs(), r.expertIds()), RouterLosses.zLoss(r.logits())),
+        Checkpoint.sideOutputs(List.of(RouterLosses.loadBalancingOfLoad(load, r.probs()), RouterLosses.zLossOfLogsumexp(r.logsumexp())),
                 losses -> lastAux = new Aux(losses.get(0), losses.get(1), load, dropped));
         if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
         return y.reshape(shape);

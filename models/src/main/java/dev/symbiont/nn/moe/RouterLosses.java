@@ -21,17 +21,23 @@ public final class RouterLosses {
 
     /** probs (T, E), expertIds (T, k) → the Switch load-balancing loss, a scalar. */
     public static Tensor loadBalancing(Tensor probs, Tensor expertIds) {
-        int experts = probs.size(1);
-        Tensor f = expertLoad(expertIds, experts);
-        Tensor p = probs.mean(0, false);
-        return f.mul(p).sum().mul(experts);
+        return loadBalancingOfLoad(expertLoad(expertIds, probs.size(1)), probs);
+    }
+
+    /** expertLoad (E), the f of {@link #expertLoad}, and probs (T, E) → the Switch load-balancing loss, a scalar. */
+    public static Tensor loadBalancingOfLoad(Tensor expertLoad, Tensor probs) {
+        return expertLoad.mul(probs.mean(0, false)).sum().mul(probs.size(1));
     }
 
     /** logits (T, E) → the router z-loss, a scalar. */
     public static Tensor zLoss(Tensor logits) {
         Tensor m = logits.amax(new int[] {1}, true).detach();
-        Tensor lse = logits.sub(m).exp().sum(1, true).log().add(m);
-        return lse.square().mean();
+        return zLossOfLogsumexp(logits.sub(m).exp().sum(1, true).log().add(m));
+    }
+
+    /** logsumexp of each token's logits (T), as the router gives it → the router z-loss, a scalar. */
+    public static Tensor zLossOfLogsumexp(Tensor logsumexp) {
+        return logsumexp.square().mean();
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.moe.Moe;
+import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.nn.Init;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.Parameter;
@@ -18,7 +19,9 @@ import dev.symbiont.nn.Stochastic;
  *   (g, e) = top-k(p)                   each token's k largest probabilities and their experts
  *   g ← g / Σ g                         renormalised (Mixtral), or kept as is (Switch, GShard)
  * </pre>
- * In training an optional multiplicative jitter (Switch §2.4) scales x by U(1 − ε, 1 + ε)
+ * computed as the moe family's {@link Moe#route} (one pass per token on the CPU), always in
+ * float32: under autocast the input is cast up first, as Switch's selective precision keeps the
+ * router's softmax in float32. In training an optional multiplicative jitter (Switch §2.4) scales x by U(1 − ε, 1 + ε)
  * before the gate; the noise comes from this router's own generator, which activation
  * checkpointing replays ({@link Stochastic}). Its weight is the state-dict key {@code weight}
  * (Mixtral's {@code block_sparse_moe.gate.weight}).
@@ -49,8 +52,11 @@ public final class TopKRouter extends Module implements Stochastic {
         this.generator = new Generator(g.nextLong());
     }
 
-    /** What the router decided for T tokens: logits and probs (T, E) float32, expertIds (T, k) int64, weights (T, k) float32. */
-    public record Routing(Tensor logits, Tensor probs, Tensor expertIds, Tensor weights) {}
+    /**
+     * What the router decided for T tokens: logits and probs (T, E) float32, expertIds (T, k)
+     * int64, weights (T, k) float32, and logsumexp (T) float32 of the logits (the z-loss's input).
+     */
+    public record Routing(Tensor logits, Tensor probs, Tensor expertIds, Tensor weights, Tensor logsumexp) {}
 
     /** x: (T, d) → the routing of each token. */
     public Routing route(Tensor x) {
@@ -60,12 +66,11 @@ public final class TopKRouter extends Module implements Stochastic {
                 in = x.mul(Tensor.rand(generator, x.shape()).mul(2 * jitter).add(1 - jitter));
             }
         }
-        Tensor logits = in.matmul(weight.value().t());
-        if (logits.dtype() != DType.FLOAT32) logits = logits.to(DType.FLOAT32);
-        Tensor probs = logits.softmax(-1);
-        var top = probs.topk(k, 1, true);
-        Tensor weights = renormalize ? top.values().div(top.values().sum(1, true)) : top.values();
-        return new Routing(logits, probs, top.indices(), weights);
+        Tensor w = weight.value();
+        if (in.dtype() != DType.FLOAT32) in = in.to(DType.FLOAT32);
+        if (w.dtype() != DType.FLOAT32) w = w.to(DType.FLOAT32);
+        MoeKernels.Routed r = Moe.route(in, w, k, renormalize);
+        return new Routing(r.logits(), r.probs(), r.expertIds(), r.weights(), r.logsumexp());
     }
 
     public int experts() { return experts; }

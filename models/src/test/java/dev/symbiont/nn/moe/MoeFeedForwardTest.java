@@ -97,6 +97,23 @@ class MoeFeedForwardTest {
         for (float s : r.weights().sum(1, false).toFloatArray()) assertTrue(s < 1, "two of five probabilities sum below 1");
     }
 
+    /** The losses the layer takes from the router's own outputs equal their definitions on logits, probs and ids. */
+    @Test
+    void auxLossesFromTheRoutersOutputsEqualTheirDefinitions() {
+        MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(6, 5, 2, 8), new Generator(4));
+        Tensor x = Tensor.randn(new Generator(5), 11, 6);
+        moe.forward(x);
+        TopKRouter.Routing r = moe.gate().route(x);
+        assertEquals(RouterLosses.zLoss(r.logits()).item(), moe.lastAux().zLoss().item(), 1e-5);
+        assertEquals(RouterLosses.loadBalancing(r.probs(), r.expertIds()).item(), moe.lastAux().loadBalancing().item(), 1e-6);
+        float[] lse = r.logsumexp().toFloatArray(), logits = r.logits().toFloatArray();
+        for (int t = 0; t < 11; t++) {
+            double sum = 0;
+            for (int e = 0; e < 5; e++) sum += Math.exp(logits[t * 5 + e]);
+            assertEquals(Math.log(sum), lse[t], 1e-5, "logsumexp of token " + t);
+        }
+    }
+
     @Test
     void stateDictKeysAreMixtrals() {
         MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(4, 2, 1, 6), new Generator(1));

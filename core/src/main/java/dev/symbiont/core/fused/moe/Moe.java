@@ -40,12 +40,57 @@ public final class Moe {
     static final String COMBINE = "moe_combine";
     static final String SWIGLU = "moe_swiglu";
     static final String GROUPED_SWIGLU = "grouped_swiglu";
+    static final String ROUTE = "moe_route";
 
     private static final FusedOp<MoeKernels> PERMUTE_OP = FusedOp.of(MoeKernels.FAMILY, PERMUTE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> GROUPED_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_MATMUL, OpCategory.MATMUL);
     private static final FusedOp<MoeKernels> COMBINE_OP = FusedOp.of(MoeKernels.FAMILY, COMBINE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> SWIGLU_OP = FusedOp.of(MoeKernels.FAMILY, SWIGLU, OpCategory.ELEMENTWISE);
+    private static final FusedOp<MoeKernels> ROUTE_OP = FusedOp.of(MoeKernels.FAMILY, ROUTE, OpCategory.ROUTING);
     private static final FusedOp<MoeKernels> GROUPED_SWIGLU_OP = FusedOp.of(MoeKernels.FAMILY, GROUPED_SWIGLU, OpCategory.MATMUL);
+
+    /**
+     * The top-k router as one op: logits h = x·Wgᵀ, probabilities p = softmax(h) in float32, each
+     * token's k most probable experts (ties to the lower index) with their weights — renormalised
+     * to sum to 1 (Mixtral) or p as is (Switch, GShard) — and logsumexp(h), the z-loss's input.
+     * Equal to {@code x.matmul(gateWeight.t())}, {@code softmax}, {@code topk} and the reductions,
+     * which a kernel may do in one pass over each token's row.
+     *
+     * @param x           (T, d) float32, differentiable
+     * @param gateWeight  (E, d) float32, differentiable (the gate's Linear weight, no bias)
+     * @param k           1 ≤ k ≤ E
+     * @param renormalize whether each token's k weights are rescaled to sum to 1
+     * @return logits and probs (T, E), expertIds (T, k) int64 (no gradient), weights (T, k), logsumexp (T);
+     *         all but expertIds with autograd history to x and gateWeight
+     * @throws IllegalArgumentException for wrong ranks or dtypes, widths that disagree, k outside [1, E]
+     */
+    public static MoeKernels.Routed route(Tensor x, Tensor gateWeight, int k, boolean renormalize) {
+        Checks.sameBackend(ROUTE, x, gateWeight);
+        floats(ROUTE, "x", x, 2);
+        floats(ROUTE, "gateWeight", gateWeight, 2);
+        if (gateWeight.size(1) != x.size(1)) {
+            throw new IllegalArgumentException(ROUTE + ": gateWeight " + Arrays.toString(gateWeight.shape())
+                    + " must be (experts, " + x.size(1) + ") for x " + Arrays.toString(x.shape()));
+        }
+        int experts = gateWeight.size(0), tokens = x.size(0);
+        if (experts < 1) throw new IllegalArgumentException(ROUTE + ": gateWeight " + Arrays.toString(gateWeight.shape()) + " has no experts");
+        checkTopK(ROUTE, k, experts);
+        Tensor x2 = x.detach(), w2 = gateWeight.detach();
+        MoeKernels.Routed[] result = new MoeKernels.Routed[1];
+        long flops = 2L * tokens * experts * x.size(1) + 6L * tokens * experts;
+        Tensor[] out = ROUTE_OP.runOutputs(x.backend(), flops, FusedOp.bytes(x, gateWeight) + 8L * tokens * experts,
+                kernels -> {
+                    MoeKernels.Routed r = kernels.route(x2, w2, k, renormalize);
+                    result[0] = r;
+                    return new FusedOp.OutputsResult<>(new Tensor[] {r.logits(), r.probs(), r.weights(), r.logsumexp()}, r);
+                },
+                (kernels, r, g) -> {
+                    MoeKernels.RouteGrads grads = kernels.routeBackward(g[0], g[1], g[2], g[3], x2, w2, r, renormalize);
+                    return new Tensor[] {grads.dx(), grads.dGateWeight()};
+                },
+                x, gateWeight);
+        return new MoeKernels.Routed(out[0], out[1], result[0].expertIds(), out[2], out[3]);
+    }
 
     /**
      * Sorts the token slots by expert, keeping at most {@code capacity} per expert.

@@ -104,6 +104,47 @@ public interface MoeKernels {
     }
 
     /**
+     * The top-k router (Switch, Fedus et al. 2022, eq. 1; Mixtral): logits h = x·Wgᵀ (T, E), p =
+     * softmax(h) in float32, each token's k largest p (ties to the lower expert, as a stable
+     * {@code topk}) and their weights — renormalised to sum to 1, or p as is — and logsumexp(h)
+     * (T), which the z-loss squares. x (T, d) and gateWeight (E, d) float32. This default
+     * composes matmul, softmax, topk and the reductions.
+     */
+    default Routed route(Tensor x, Tensor gateWeight, int k, boolean renormalize) {
+        Tensor logits = x.matmul(gateWeight.t());
+        Tensor max = logits.amax(new int[] {1}, true);
+        Tensor lse = logits.sub(max).exp().sum(1, true).log().add(max).reshape(x.size(0));
+        Tensor probs = logits.softmax(-1);
+        var top = probs.topk(k, 1, true);
+        Tensor weights = renormalize ? top.values().div(top.values().sum(1, true)) : top.values();
+        return new Routed(logits, probs, top.indices(), weights, lse);
+    }
+
+    /**
+     * Gradients of {@link #route} for x and gateWeight from the gradients of its four outputs (any
+     * may be null: that output fed nothing): through the weights (and their renormalisation) and
+     * the probabilities into softmax, plus the logsumexp's p ⊙ dlse and the logits' own, then
+     * dx = dh·Wg and dWg = dhᵀ·x. This default composes tensor ops.
+     */
+    default RouteGrads routeBackward(Tensor dLogits, Tensor dProbs, Tensor dWeights, Tensor dLogsumexp,
+                                     Tensor x, Tensor gateWeight, Routed routed, boolean renormalize) {
+        Tensor p = routed.probs();
+        Tensor dp = dProbs != null ? dProbs : Tensor.zerosLike(p);
+        if (dWeights != null) {
+            Tensor dv = dWeights;
+            if (renormalize) { // w = v / Σv: dv = (dw − Σ dw ⊙ w) / Σv
+                Tensor v = p.gather(1, routed.expertIds()), sum = v.sum(1, true);
+                dv = dWeights.sub(dWeights.mul(v.div(sum)).sum(1, true)).div(sum);
+            }
+            dp = dp.scatterAdd(1, routed.expertIds(), dv);
+        }
+        Tensor dh = p.mul(dp.sub(p.mul(dp).sum(1, true)));
+        if (dLogsumexp != null) dh = dh.add(p.mul(dLogsumexp.reshape(p.size(0), 1)));
+        if (dLogits != null) dh = dh.add(dLogits);
+        return new RouteGrads(dh.matmul(gateWeight), dh.t().matmul(x));
+    }
+
+    /**
      * {@link #permute}'s result.
      *
      * @param rows        (R, d) the kept slots' token rows, grouped by expert, each group in slot order
@@ -127,6 +168,20 @@ public interface MoeKernels {
 
     /** Gradients of swiglu's gate (R, h) and up (R, h) inputs. */
     record SwigluGrads(Tensor dGate, Tensor dUp) {}
+
+    /**
+     * {@link #route}'s result for T tokens and E experts.
+     *
+     * @param logits    (T, E) float32, x·Wgᵀ
+     * @param probs     (T, E) float32, softmax of the logits
+     * @param expertIds (T, k) int64, each token's k experts, most probable first
+     * @param weights   (T, k) float32, their routing weights
+     * @param logsumexp (T) float32, logsumexp of each token's logits
+     */
+    record Routed(Tensor logits, Tensor probs, Tensor expertIds, Tensor weights, Tensor logsumexp) {}
+
+    /** Gradients of {@link #route}'s input (T, d) and gate weight (E, d). */
+    record RouteGrads(Tensor dx, Tensor dGateWeight) {}
 
     /** Gradients of combine's sorted rows (R, d) and routing weights (T, k). */
     record CombineGrads(Tensor dy, Tensor dRoutingWeights) {}

@@ -158,4 +158,42 @@ public abstract class MoeConformance extends ConformanceBase {
             return Moe.groupedSwiglu(p.rows(), gate, up, p.groupSizes());
         }, matmulTolerance(d));
     }
+
+    /**
+     * The router as one op, forward and the gradients of x and the gate weight through each of
+     * its outputs alone and through all four together (logits, probabilities, weights with and
+     * without renormalisation, logsumexp); d 40 leaves a partial vector after two whole ones, E 5
+     * and 9 leave experts after the sweeps of four.
+     */
+    @ParameterizedTest(name = "E {0}, k {1}, T {2}, d {3}, renormalize {4}, through {5}")
+    @CsvSource({
+            "8, 2, 33, 40, true, all", "8, 2, 33, 40, false, all", "1, 1, 7, 6, true, all", "5, 3, 13, 17, true, all",
+            "9, 2, 21, 40, true, weights", "9, 2, 21, 40, false, weights", "8, 2, 17, 40, true, probs",
+            "8, 2, 17, 40, true, logits", "8, 2, 17, 40, true, logsumexp", "4, 4, 5, 8, true, all"})
+    void routeMatchesReferenceForwardAndEveryGradient(int experts, int k, int tokens, int d, boolean renormalize, String through) {
+        assertMatchesReference("route E=" + experts + " k=" + k + " T=" + tokens + " " + through, in -> {
+            MoeKernels.Routed r = Moe.route(in.randn(tokens, d), in.randn(experts, d), k, renormalize);
+            Tensor logits = r.logits().mul(in.constant(tokens, experts)).sum(1, false);
+            Tensor probs = r.probs().mul(in.constant(tokens, experts)).sum(1, false);
+            Tensor weights = r.weights().mul(in.constant(tokens, k)).sum(1, false);
+            Tensor lse = r.logsumexp();
+            return switch (through) {
+                case "logits" -> logits;
+                case "probs" -> probs;
+                case "weights" -> weights;
+                case "logsumexp" -> lse;
+                default -> logits.add(probs).add(weights).add(lse);
+            };
+        }, matmulTolerance(d));
+        assertMatchesReference("route's expert ids", in -> Moe.route(in.randn(tokens, d), in.randn(experts, d), k, renormalize)
+                .expertIds(), EXACT);
+    }
+
+    /** Tied logits (a zero gate) pick the lower experts first, as a stable topk does. */
+    @Test
+    void routeBreaksTiesTowardTheLowerExpertAsTheReference() {
+        assertMatchesReference("tied route ids", in -> Moe.route(in.randn(6, 16), Tensor.zeros(8, 16), 3, true).expertIds(), EXACT);
+        assertMatchesReference("tied route weights", in -> Moe.route(in.randn(6, 16), Tensor.zeros(8, 16), 3, true).weights(),
+                ELEMENTWISE);
+    }
 }

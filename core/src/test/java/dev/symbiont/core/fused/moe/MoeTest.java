@@ -190,4 +190,50 @@ class MoeTest {
         throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, java.util.List.of(), two, sizes),
                 "grouped_swiglu", "no gate weights");
     }
+
+    @Test
+    void routeRejectsBadShapesDtypesAndTopKNamingTheOp() {
+        Tensor x = Tensor.randn(gen, 5, 4);
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(x, Tensor.randn(gen, 8, 3), 2, true),
+                "moe_route", "[8, 3]", "[5, 4]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(x, Tensor.randn(gen, 8, 4), 9, true),
+                "moe_route", "top-k", "9");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(x, Tensor.randn(gen, 8, 4), 0, true),
+                "moe_route", "top-k", "0");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(x.to(dev.symbiont.core.DType.BFLOAT16),
+                Tensor.randn(gen, 8, 4), 2, true), "moe_route");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(Tensor.randn(gen, 5, 4, 1), Tensor.randn(gen, 8, 4), 2, true),
+                "moe_route", "x");
+    }
+
+    /** The reference router's gradients (softmax, top-k, renormalisation, logsumexp) against finite differences. */
+    @Test
+    void referenceRouteGradientsMatchFiniteDifferences() {
+        for (boolean renormalize : new boolean[] {true, false}) {
+            GradCheck.check("route, renormalize " + renormalize, in -> {
+                MoeKernels.Routed r = Moe.route(in.get(0), in.get(1), 2, renormalize);
+                return r.weights().sum(1, false).add(r.probs().narrow(1, 0, 1).reshape(5)).add(r.logsumexp().square())
+                        .add(r.logits().narrow(1, 2, 1).reshape(5));
+            }, GradCheck.randn(gen, 1, 5, 4), GradCheck.randn(gen, 0.5, 3, 4));
+        }
+    }
+
+    /** Each token's weights sum to 1 when renormalised, are its top probabilities otherwise, and come largest first. */
+    @Test
+    void routeWeightsAreTheLargestProbabilitiesInOrder() {
+        MoeKernels.Routed r = Moe.route(Tensor.randn(gen, 7, 6), Tensor.randn(gen, 5, 6), 3, false);
+        MoeKernels.Routed n = Moe.route(Tensor.randn(new dev.symbiont.core.Generator(1), 7, 6),
+                Tensor.randn(new dev.symbiont.core.Generator(2), 5, 6), 3, true);
+        float[] p = r.probs().toFloatArray(), w = r.weights().toFloatArray(), nw = n.weights().toFloatArray();
+        long[] ids = r.expertIds().toLongArray();
+        for (int t = 0; t < 7; t++) {
+            float[] sorted = java.util.Arrays.copyOfRange(p, t * 5, t * 5 + 5);
+            java.util.Arrays.sort(sorted);
+            for (int i = 0; i < 3; i++) {
+                org.junit.jupiter.api.Assertions.assertEquals(sorted[4 - i], w[t * 3 + i], 0, "token " + t + " choice " + i);
+                org.junit.jupiter.api.Assertions.assertEquals(p[t * 5 + (int) ids[t * 3 + i]], w[t * 3 + i], 0);
+            }
+            org.junit.jupiter.api.Assertions.assertEquals(1, nw[t * 3] + nw[t * 3 + 1] + nw[t * 3 + 2], 1e-6);
+        }
+    }
 }
