@@ -47,6 +47,21 @@ class VectorTileMathTest {
         }
     }
 
+    /** A read as rows (the contiguous-row tile) and the same A read from a transposed copy (the strided tile): the same bits. */
+    @ParameterizedTest
+    @CsvSource({"64, 64, 64", "16, 32, 7", "24, 96, 33"})
+    void rowsAndTransposedAGiveTheSameBits(int m, int n, int k) {
+        Random r = new Random(9);
+        float[] a = random(r, m * k), at = new float[k * m], b = random(r, k * n);
+        for (int i = 0; i < m; i++) for (int p = 0; p < k; p++) at[p * m + i] = a[i * k + p];
+        float[] rows = new float[m * n], strided = new float[m * n];
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, a, 0, k, 1, b, 0, n, rows, 0, n, false);
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, at, 0, 1, m, b, 0, n, strided, 0, n, false);
+        for (int i = 0; i < m * n; i++) {
+            assertEquals(Float.floatToRawIntBits(strided[i]), Float.floatToRawIntBits(rows[i]), "element " + i);
+        }
+    }
+
     /** Every tile computes an element as the same FMA chain over p, so one call equals row-by-row calls bit for bit. */
     @ParameterizedTest
     @CsvSource({"64, 64, 64", "13, 40, 17", "12, 32, 64"})
