@@ -199,14 +199,35 @@ final class VectorGemmKernels {
     /**
      * Adds the row sums of a packed A block (element (r, p) of panel q at q·MR·kc + p·MR + r) to
      * {@code sums[at + row]}; rows past mc are padding and skipped. Each row is summed over p in
-     * order, one lane per row, so the sums are those of the scalar loop, bit for bit.
+     * order, one lane per row, so the sums are those of the scalar loop, bit for bit. Four panels
+     * go at once: one panel's chain of kc dependent adds ran at the adder's latency, not its
+     * throughput (1.9% of a GPT block's training step in its profile).
      */
     static void addRowSums(float[] aBuf, int mc, int kc, float[] sums, int at) {
-        for (int q = 0; q * MR < mc; q++) {
-            FloatVector acc = FloatVector.zero(PANEL);
-            for (int p = 0, d = q * MR * kc; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
-            for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc.lane(r);
+        int panels = (mc + MR - 1) / MR, q = 0, step = MR * kc;
+        for (; q + 4 <= panels; q += 4) {
+            FloatVector a0 = FloatVector.zero(PANEL), a1 = a0, a2 = a0, a3 = a0;
+            for (int p = 0, d = q * step; p < kc; p++, d += MR) {
+                a0 = a0.add(FloatVector.fromArray(PANEL, aBuf, d));
+                a1 = a1.add(FloatVector.fromArray(PANEL, aBuf, d + step));
+                a2 = a2.add(FloatVector.fromArray(PANEL, aBuf, d + 2 * step));
+                a3 = a3.add(FloatVector.fromArray(PANEL, aBuf, d + 3 * step));
+            }
+            addLanes(a0, mc, q, sums, at);
+            addLanes(a1, mc, q + 1, sums, at);
+            addLanes(a2, mc, q + 2, sums, at);
+            addLanes(a3, mc, q + 3, sums, at);
         }
+        for (; q < panels; q++) {
+            FloatVector acc = FloatVector.zero(PANEL);
+            for (int p = 0, d = q * step; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
+            addLanes(acc, mc, q, sums, at);
+        }
+    }
+
+    /** sums[at + q·MR + r] += lane r of panel q's sums, for the panel's rows below mc. */
+    private static void addLanes(FloatVector acc, int mc, int q, float[] sums, int at) {
+        for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc.lane(r);
     }
 
     /** dst[d, d + n) += src[s, s + n), one vector at a time. */

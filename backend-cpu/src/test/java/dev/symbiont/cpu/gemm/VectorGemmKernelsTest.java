@@ -86,4 +86,26 @@ class VectorGemmKernelsTest {
         for (int i = 0; i < size; i++) x[i] = rnd.nextFloat() * 2 - 1;
         return x;
     }
+
+    /** The row sums of a packed A block, four panels at a time, are the scalar loop's over p, bit for bit. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"128, 512", "100, 37", "5, 9", "33, 1"})
+    void rowSumsOfAPackedBlockAreTheScalarLoopsBits(int mc, int kc) {
+        java.util.Random rnd = new java.util.Random(mc + kc);
+        int panels = (mc + VectorGemmKernels.MR - 1) / VectorGemmKernels.MR;
+        float[] block = new float[panels * VectorGemmKernels.MR * kc];
+        for (int i = 0; i < block.length; i++) block[i] = (float) rnd.nextGaussian();
+        float[] sums = new float[mc + 3], expected = new float[mc + 3];
+        for (int i = 0; i < sums.length; i++) sums[i] = expected[i] = i;
+        VectorGemmKernels.addRowSums(block, mc, kc, sums, 2);
+        for (int row = 0; row < mc; row++) {
+            int q = row / VectorGemmKernels.MR, r = row % VectorGemmKernels.MR;
+            float s = 0;
+            for (int p = 0; p < kc; p++) s += block[q * VectorGemmKernels.MR * kc + p * VectorGemmKernels.MR + r];
+            expected[2 + row] += s;
+        }
+        for (int i = 0; i < sums.length; i++) {
+            org.junit.jupiter.api.Assertions.assertEquals(Float.floatToIntBits(expected[i]), Float.floatToIntBits(sums[i]), "sum " + i);
+        }
+    }
 }
