@@ -267,6 +267,28 @@ class CpuMoeTest {
         }
     }
 
+    /**
+     * The same input routes by the same bits on every call, before and after the JIT compiles the
+     * kernel (a lane reduction whose order differs between interpreted and compiled code failed
+     * this: jittered routing replayed under checkpointing would then differ).
+     */
+    @Test
+    void routerLogitsAreTheSameBitsOnEveryCall() {
+        try (var scope = Backends.use(CPU)) {
+            Generator gen = new Generator(21);
+            Tensor x = Tensor.randn(gen, 64, 256), w = Tensor.randn(gen, 8, 256);
+            float[] first = Moe.route(x, w, 2, true).logits().toFloatArray();
+            for (int call = 1; call < 400; call++) {
+                float[] again = Moe.route(x, w, 2, true).logits().toFloatArray();
+                for (int i = 0; i < first.length; i++) {
+                    if (Float.floatToIntBits(first[i]) != Float.floatToIntBits(again[i])) {
+                        fail("call " + call + ", logit " + i + ": " + again[i] + ", first call " + first[i]);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void cpuRouterGradientsMatchFiniteDifferences() {
         Generator gen = new Generator(8);

@@ -1,7 +1,6 @@
 package dev.symbiont.cpu.kernels;
 
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 
 import static dev.symbiont.cpu.kernels.VectorConstants.L;
 import static dev.symbiont.cpu.kernels.VectorConstants.S;
@@ -16,7 +15,10 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  * and output, and three matmuls of eight columns.
  *
  * <p>{@code vector} false runs the scalar twin (the backend without the Vector API, and the
- * tests' comparison); the two differ only in the dot products' summation order. Rows are split
+ * tests' comparison); the two differ only in the dot products' summation order. The vector dots
+ * add their lanes in a fixed tree ({@link VectorReductions#addLanes}), not with {@code reduceLanes},
+ * whose order may differ between a method's interpreted and compiled runs (the same input would
+ * route by other bits on a later call). Rows are split
  * over the team; every row is written by one thread, so results do not depend on timing.
  */
 public final class RouterKernel {
@@ -90,17 +92,17 @@ public final class RouterKernel {
                     a2 = v.fma(FloatVector.fromArray(S, w, w2 + j), a2);
                     a3 = v.fma(FloatVector.fromArray(S, w, w3 + j), a3);
                 }
-                out[o + e] += a0.reduceLanes(VectorOperators.ADD);
-                out[o + e + 1] += a1.reduceLanes(VectorOperators.ADD);
-                out[o + e + 2] += a2.reduceLanes(VectorOperators.ADD);
-                out[o + e + 3] += a3.reduceLanes(VectorOperators.ADD);
+                out[o + e] += VectorReductions.addLanes(a0);
+                out[o + e + 1] += VectorReductions.addLanes(a1);
+                out[o + e + 2] += VectorReductions.addLanes(a2);
+                out[o + e + 3] += VectorReductions.addLanes(a3);
             }
             for (; e < experts; e++) {
                 FloatVector a = FloatVector.zero(S);
                 for (int j = 0; j < bound; j += L) {
                     a = FloatVector.fromArray(S, x, xo + j).fma(FloatVector.fromArray(S, w, e * d + j), a);
                 }
-                out[o + e] += a.reduceLanes(VectorOperators.ADD);
+                out[o + e] += VectorReductions.addLanes(a);
             }
             j0 = bound;
         }

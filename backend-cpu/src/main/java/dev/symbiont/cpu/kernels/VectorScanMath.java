@@ -2,7 +2,6 @@ package dev.symbiont.cpu.kernels;
 
 import dev.symbiont.core.backend.UnaryOp;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 
 import static dev.symbiont.cpu.kernels.VectorConstants.L;
 import static dev.symbiont.cpu.kernels.VectorConstants.S;
@@ -55,7 +54,7 @@ final class VectorScanMath implements ScanMath {
             h.intoArray(x.hs, to + s);
             y = h.fma(FloatVector.fromArray(S, c, cOffset + s), y);
         }
-        return y.reduceLanes(VectorOperators.ADD);
+        return VectorReductions.addLanes(y);
     }
 
     @Override
@@ -75,8 +74,8 @@ final class VectorScanMath implements ScanMath {
             vgy.fma(FloatVector.fromArray(S, x.hs, cur + s), FloatVector.fromArray(S, dC, dcOffset + s)).intoArray(dC, dcOffset + s);
             decay.mul(gh).intoArray(x.dh, s);
         }
-        x.sumDecayA = sumDecayA.reduceLanes(VectorOperators.ADD);
-        x.sumAdjointB = sumAdjointB.reduceLanes(VectorOperators.ADD);
+        x.sumDecayA = VectorReductions.addLanes(sumDecayA);
+        x.sumAdjointB = VectorReductions.addLanes(sumAdjointB);
     }
 
     @Override

@@ -148,7 +148,7 @@ final class VectorWinogradTiles {
             spread(dm, p + 8 * plane, plane, y00.sub(y10), y01.sub(y11));
             spread(dm, p + 12 * plane, plane, y10.neg(), y11.neg());
         }
-        return sum.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        return VectorReductions.addLanes(sum);
     }
 
     private static FloatVector load(float[] m, int p, int point, int plane) {
