@@ -18,8 +18,8 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  * tests' comparison); the two differ only in the dot products' summation order. The vector dots
  * add their lanes in a fixed tree ({@link VectorReductions#addLanes}), not with {@code reduceLanes},
  * whose order may differ between a method's interpreted and compiled runs (the same input would
- * route by other bits on a later call). Rows are split
- * over the team; every row is written by one thread, so results do not depend on timing.
+ * route by other bits on a later call). Rows are split over the team; every row is written by
+ * one thread, so results do not depend on timing.
  */
 public final class RouterKernel {
     private RouterKernel() {}
