@@ -16,8 +16,9 @@ import dev.symbiont.cpu.kernels.SwigluKernel;
 import java.util.List;
 
 /**
- * The moe family on the CPU. The router is {@code CpuMoeRouter}'s one pass per token; permute is a counting sort (one pass to count the slots per
- * expert, one to place them, one parallel copy of the rows); combine and the backward passes
+ * The moe family on the CPU. The router is {@code CpuMoeRouter}'s one pass per token; permute
+ * is a counting sort (one pass to count the slots per expert, one to place them, one parallel
+ * copy of the rows); combine and the backward passes
  * run once over the tokens through the inverse permutation, so no two threads write one row
  * and the sums are deterministic. The grouped GEMM is {@code CpuGroupedGemm}'s, the SwiGLU gate
  * {@link SwigluKernel}'s (one pass forward, one backward), and the two projections with the gate

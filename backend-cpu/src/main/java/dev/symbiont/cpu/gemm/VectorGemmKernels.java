@@ -213,20 +213,20 @@ final class VectorGemmKernels {
                 a2 = a2.add(FloatVector.fromArray(PANEL, aBuf, d + 2 * step));
                 a3 = a3.add(FloatVector.fromArray(PANEL, aBuf, d + 3 * step));
             }
-            addLanes(a0, mc, q, sums, at);
-            addLanes(a1, mc, q + 1, sums, at);
-            addLanes(a2, mc, q + 2, sums, at);
-            addLanes(a3, mc, q + 3, sums, at);
+            addPanelSums(a0, mc, q, sums, at);
+            addPanelSums(a1, mc, q + 1, sums, at);
+            addPanelSums(a2, mc, q + 2, sums, at);
+            addPanelSums(a3, mc, q + 3, sums, at);
         }
         for (; q < panels; q++) {
             FloatVector acc = FloatVector.zero(PANEL);
             for (int p = 0, d = q * step; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
-            addLanes(acc, mc, q, sums, at);
+            addPanelSums(acc, mc, q, sums, at);
         }
     }
 
     /** sums[at + q·MR + r] += lane r of panel q's sums, for the panel's rows below mc. */
-    private static void addLanes(FloatVector acc, int mc, int q, float[] sums, int at) {
+    private static void addPanelSums(FloatVector acc, int mc, int q, float[] sums, int at) {
         for (int r = 0, rows = Math.min(MR, mc - q * MR); r < rows; r++) sums[at + q * MR + r] += acc.lane(r);
     }
 

@@ -74,7 +74,7 @@ public final class FusedOp<K> {
      */
     public <S> Tensor run(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                           Forward<K, S> forward, Backward<K, S> backward, Tensor... inputs) {
-        return execute(backend, flops, bytes, k -> {
+        return runOutputs(backend, flops, bytes, k -> {
             Result<S> r = forward.apply(k);
             return new OutputsResult<>(new Tensor[] {r.output()}, r.saved());
         }, (k, saved, g) -> backward.apply(k, saved, g[0]), inputs)[0];
@@ -103,7 +103,7 @@ public final class FusedOp<K> {
      */
     public <S> Pair runPair(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                             PairForward<K, S> forward, PairBackward<K, S> backward, Tensor... inputs) {
-        Tensor[] out = execute(backend, flops, bytes, k -> {
+        Tensor[] out = runOutputs(backend, flops, bytes, k -> {
             PairResult<S> r = forward.apply(k);
             return new OutputsResult<>(new Tensor[] {r.first(), r.second()}, r.saved());
         }, (k, saved, g) -> backward.apply(k, saved, g[0], g[1]), inputs);
@@ -130,12 +130,6 @@ public final class FusedOp<K> {
      */
     public <S> Tensor[] runOutputs(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
                                    OutputsForward<K, S> forward, OutputsBackward<K, S> backward, Tensor... inputs) {
-        return execute(backend, flops, bytes, forward, backward, inputs);
-    }
-
-    /** Every kind of op: one output records a one-output node. */
-    private <S> Tensor[] execute(dev.symbiont.core.backend.Backend backend, long flops, long bytes,
-                                 OutputsForward<K, S> forward, OutputsBackward<K, S> backward, Tensor... inputs) {
         try (var p = Profiler.op(backend, name, category, flops, bytes)) {
             K kernels = FusedKernels.of(family, backend);
             OutputsResult<S> r;
@@ -148,10 +142,8 @@ public final class FusedOp<K> {
                     return backward.apply(kernels, saved, grads);
                 }
             };
-            Tensor[] out = r.outputs();
-            if (out.length == 1) Autograd.record(name, out[0], g -> rule.backward(new Tensor[] {g}), inputs);
-            else Autograd.recordOutputs(name, out, rule, inputs);
-            return out;
+            Autograd.recordOutputs(name, r.outputs(), rule, inputs); // one output: a plain node
+            return r.outputs();
         }
     }
 

@@ -204,6 +204,8 @@ class MoeTest {
                 Tensor.randn(gen, 8, 4), 2, true), "moe_route");
         throwsMentioning(IllegalArgumentException.class, () -> Moe.route(Tensor.randn(gen, 5, 4, 1), Tensor.randn(gen, 8, 4), 2, true),
                 "moe_route", "x");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.route(x, Tensor.zeros(0, 4), 1, true),
+                "moe_route", "[0, 4]", "no experts");
     }
 
     /** The reference router's gradients (softmax, top-k, renormalisation, logsumexp) against finite differences. */
