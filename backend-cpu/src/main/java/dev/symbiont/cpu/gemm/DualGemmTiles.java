@@ -125,7 +125,7 @@ public final class DualGemmTiles {
             VectorPacking.packBPaired(b1, b1Off, b1Rs, b1Cs, b2, b2Off, b2Rs, b2Cs, pc, kc, r[2], cols, bBuf);
             for (int ic = r[0]; ic < r[1]; ic += MC) {
                 int mc = Math.min(MC, r[1] - ic);
-                VectorPacking.packABlock(a, aOff, aRs, aCs, ic, mc, pc, kc, aBuf);
+                VectorPacking.packABlock(a, aOff, aRs, aCs, ic, mc, pc, kc, aBuf, 0);
                 for (int q = 0; q * PAIR < cols; q++) {
                     for (int ir = 0; ir < mc; ir += MR) {
                         tile(s.tile, aBuf, ir * kc, bBuf, q * NR * kc, kc, pc > 0, last,

@@ -26,6 +26,8 @@ import java.util.concurrent.ForkJoinPool;
  * in one JVM (15 rounds): A panels outer won 12–13 rounds at 2048 × 1024 × 256 (+5–10%),
  * 4096 × 1024 × 256 (+4%) and 2048 × 768 × 256 (+3%), but lost 12 at 512³ (−3%) and tied at
  * n = 256. Every tile is the same kernel call either way: the results are the same bits.
+ * Such a rectangle also packs its rows of A once, for its first column block, and rereads the
+ * packed blocks for the others ({@link #KEPT_A_FLOATS}).
  *
  * Packing per thread rather than one shared B block was measured: sharing needs a barrier
  * per block and makes each core read half its panels from the other core's cache, and ran
@@ -111,6 +113,16 @@ public final class VectorGemm implements Gemm {
     static final long SPLIT_K_MAX_C = 1L << 20;
     /** Tasks that add a k-split product's partial Cs: a few per thread, so a late thread holds up little. */
     private static final int REDUCE_BLOCKS = 8;
+
+    /**
+     * Most floats of packed A a rectangle wider than one B block keeps for all its column blocks
+     * instead of packing them again for each (2 MiB per thread: 2,048 rows × 256 deep). Measured
+     * on Zen 4, 2 cores, both ways alternated in one JVM (9 rounds): x·Wᵀ at 2048 × 1024 × 256
+     * +3.0% (won 6), 2048 × 2048 × 256 +2.1% (8), row-major B 2048 × 1024 × 256 +1.3% (8),
+     * 512 × 2048 × 256 +1.5% (5); 1024³ tied (−0.7%, 4): the deeper the product, the less
+     * packing weighs against its multiply-adds.
+     */
+    static final long KEPT_A_FLOATS = 1L << 19;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -272,9 +284,11 @@ public final class VectorGemm implements Gemm {
      */
     static void rectangle(Problem pr, Blocking bl, int r0, int r1, int c0, int c1) {
         Scratch s = SCRATCH.get();
-        int width = c1 - c0;
+        int width = c1 - c0, rowsPacked = roundUp(r1 - r0, MR);
+        // A rectangle wider than one B block packs its rows of A once and rereads them for every block after the first
+        boolean keepA = width > bl.nc && (long) rowsPacked * pr.k <= KEPT_A_FLOATS;
         float[] bBuf = s.b(Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.nc, width), NR));
-        float[] aBuf = s.a(Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.mc, r1 - r0), MR));
+        float[] aBuf = s.a(keepA ? rowsPacked * pr.k : Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.mc, r1 - r0), MR));
         for (int jc = c0; jc < c1; jc += bl.nc) {
             int nc = Math.min(bl.nc, c1 - jc);
             int panels = (nc + NR - 1) / NR;
@@ -287,30 +301,39 @@ public final class VectorGemm implements Gemm {
                 } else {
                     GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
                 }
-                computeRows(pr, s, aBuf, bBuf, r0, r1, bl.mc, jc, nc, pc, kc, width > bl.nc);
+                // kept, the (pc, ic) block of A sits at pc·rowsPacked + (ic - r0)·kc (earlier k blocks are all bl.kc deep)
+                computeRows(pr, s, aBuf, keepA ? pc * rowsPacked : -1, !keepA || jc == c0, bBuf, r0, r1, bl.mc, jc, nc, pc, kc,
+                        width > bl.nc);
             }
         }
     }
 
-    /** Rows [r0, r1) of C × the packed (jc, pc) block of B. */
-    private static void computeRows(Problem pr, Scratch s, float[] aBuf, float[] bBuf, int r0, int r1, int mcMax,
-                                    int jc, int nc, int pc, int kc, boolean aPanelsOuter) {
+    /**
+     * Rows [r0, r1) of C × the packed (jc, pc) block of B. With {@code keptAt} ≥ 0 the rectangle's
+     * A blocks live in aBuf from there, packed on its first column block ({@code packA}); with -1
+     * each A block is packed at 0 as it is reached.
+     */
+    private static void computeRows(Problem pr, Scratch s, float[] aBuf, int keptAt, boolean packA, float[] bBuf,
+                                    int r0, int r1, int mcMax, int jc, int nc, int pc, int kc, boolean aPanelsOuter) {
         int panels = (nc + NR - 1) / NR;
         boolean accumulate = pc > 0 || pr.addToC;
         for (int ic = r0; ic < r1; ic += mcMax) {
             int mc = Math.min(mcMax, r1 - ic);
-            VectorPacking.packABlock(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, aBuf);
-            if (pr.sums != null && jc == 0) {
-                VectorGemmKernels.addRowSums(aBuf, mc, kc, pr.sums, pr.sumsOff + ic);
+            int aBase = keptAt < 0 ? 0 : keptAt + (ic - r0) * kc;
+            if (packA) {
+                VectorPacking.packABlock(pr.a, pr.aOff, pr.aRs, pr.aCs, ic, mc, pc, kc, aBuf, aBase);
+                if (pr.sums != null && jc == 0) {
+                    VectorGemmKernels.addRowSums(aBuf, aBase, mc, kc, pr.sums, pr.sumsOff + ic);
+                }
             }
             float[] bias = accumulate ? null : pr.bias;
             if (aPanelsOuter) { // a wide rectangle: each A micro-panel stays in L1 (see the class comment)
                 for (int ir = 0; ir < mc; ir += MR) {
-                    for (int q = 0; q < panels; q++) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, ir * kc, jc, nc, q, kc, accumulate, bias);
+                    for (int q = 0; q < panels; q++) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, aBase + ir * kc, jc, nc, q, kc, accumulate, bias);
                 }
             } else {
                 for (int q = 0; q < panels; q++) {
-                    for (int ir = 0; ir < mc; ir += MR) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, ir * kc, jc, nc, q, kc, accumulate, bias);
+                    for (int ir = 0; ir < mc; ir += MR) tile(pr, s, aBuf, bBuf, ic + ir, mc - ir, aBase + ir * kc, jc, nc, q, kc, accumulate, bias);
                 }
             }
         }

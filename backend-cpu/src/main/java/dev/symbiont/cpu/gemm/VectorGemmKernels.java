@@ -197,17 +197,17 @@ final class VectorGemmKernels {
     }
 
     /**
-     * Adds the row sums of a packed A block (element (r, p) of panel q at q·MR·kc + p·MR + r) to
+     * Adds the row sums of a packed A block (element (r, p) of panel q at aOff + q·MR·kc + p·MR + r) to
      * {@code sums[at + row]}; rows past mc are padding and skipped. Each row is summed over p in
      * order, one lane per row, so the sums are those of the scalar loop, bit for bit. Four panels
      * go at once: one panel's chain of kc dependent adds ran at the adder's latency, not its
      * throughput (1.9% of a GPT block's training step in its profile).
      */
-    static void addRowSums(float[] aBuf, int mc, int kc, float[] sums, int at) {
+    static void addRowSums(float[] aBuf, int aOff, int mc, int kc, float[] sums, int at) {
         int panels = (mc + MR - 1) / MR, q = 0, step = MR * kc;
         for (; q + 4 <= panels; q += 4) {
             FloatVector a0 = FloatVector.zero(PANEL), a1 = a0, a2 = a0, a3 = a0;
-            for (int p = 0, d = q * step; p < kc; p++, d += MR) {
+            for (int p = 0, d = aOff + q * step; p < kc; p++, d += MR) {
                 a0 = a0.add(FloatVector.fromArray(PANEL, aBuf, d));
                 a1 = a1.add(FloatVector.fromArray(PANEL, aBuf, d + step));
                 a2 = a2.add(FloatVector.fromArray(PANEL, aBuf, d + 2 * step));
@@ -220,7 +220,7 @@ final class VectorGemmKernels {
         }
         for (; q < panels; q++) {
             FloatVector acc = FloatVector.zero(PANEL);
-            for (int p = 0, d = q * step; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
+            for (int p = 0, d = aOff + q * step; p < kc; p++, d += MR) acc = acc.add(FloatVector.fromArray(PANEL, aBuf, d));
             addPanelSums(acc, mc, q, sums, at);
         }
     }

@@ -41,13 +41,13 @@ final class VectorPacking {
     private static final VectorSpecies<Float> ROW_STEP = VectorSpecies.of(float.class, VectorShape.forBitSize(MR * Float.SIZE));
 
     /** An A block of any strides into MR-row panels, by the fastest packing its layout has. */
-    static void packABlock(float[] a, int aOff, int rs, int cs, int i0, int mc, int p0, int kc, float[] dst) {
+    static void packABlock(float[] a, int aOff, int rs, int cs, int i0, int mc, int p0, int kc, float[] dst, int dstOff) {
         if (cs == 1 && TRANSPOSES) {
-            packA(a, aOff, rs, i0, mc, p0, kc, dst);
+            packA(a, aOff, rs, i0, mc, p0, kc, dst, dstOff);
         } else if (rs == 1) {
-            packATransposed(a, aOff, cs, i0, mc, p0, kc, dst);
+            packATransposed(a, aOff, cs, i0, mc, p0, kc, dst, dstOff);
         } else {
-            GemmPacking.packA(a, aOff, rs, cs, i0, mc, p0, kc, MR, dst);
+            GemmPacking.packA(a, aOff, rs, cs, i0, mc, p0, kc, MR, dst, dstOff);
         }
     }
 
@@ -56,10 +56,10 @@ final class VectorPacking {
      * stride 1) into MR-row panels: panel q, element (r, p) at {@code q·MR·kc + p·MR + r};
      * rows past mc in the last panel are zero. Requires {@link #TRANSPOSES}.
      */
-    static void packA(float[] a, int aOff, int rs, int i0, int mc, int p0, int kc, float[] dst) {
+    static void packA(float[] a, int aOff, int rs, int i0, int mc, int p0, int kc, float[] dst, int dstOff) {
         int panels = (mc + MR - 1) / MR;
         for (int q = 0; q < panels; q++) {
-            int base = q * MR * kc, rows = Math.min(MR, mc - q * MR);
+            int base = dstOff + q * MR * kc, rows = Math.min(MR, mc - q * MR);
             int rowStart = aOff + (i0 + q * MR) * rs + p0;
             int p = 0;
             if (rows == MR) {
@@ -78,16 +78,16 @@ final class VectorPacking {
      * MR rows of each k step are adjacent, so a full panel's step is one MR-lane copy. The
      * block is walked along k, each step's mc adjacent floats in memory order.
      */
-    static void packATransposed(float[] a, int aOff, int cs, int i0, int mc, int p0, int kc, float[] dst) {
+    static void packATransposed(float[] a, int aOff, int cs, int i0, int mc, int p0, int kc, float[] dst, int dstOff) {
         int full = mc / MR;
         for (int p = 0; p < kc; p++) {
             int src = aOff + i0 + (p0 + p) * cs;
-            for (int q = 0, d = p * MR; q < full; q++, d += MR * kc) {
+            for (int q = 0, d = dstOff + p * MR; q < full; q++, d += MR * kc) {
                 FloatVector.fromArray(ROW_STEP, a, src + q * MR).intoArray(dst, d);
             }
         }
         if (full * MR < mc) { // the partial last panel, zero-padded
-            GemmPacking.packA(a, aOff, 1, cs, i0 + full * MR, mc - full * MR, p0, kc, MR, dst, full * MR * kc);
+            GemmPacking.packA(a, aOff, 1, cs, i0 + full * MR, mc - full * MR, p0, kc, MR, dst, dstOff + full * MR * kc);
         }
     }
 

@@ -50,4 +50,36 @@ class VectorGemmBlockingTest {
             }
         }
     }
+
+    /**
+     * A rectangle wider than one B block packs its rows of A once and rereads them for every later
+     * column block: over several k blocks, a partial last panel, the bias, accumulation and the row
+     * sums taken while packing, it gives the bits of a blocking whose one column block packs A once anyway.
+     */
+    @Test
+    void keptABlocksGiveTheBitsOfOneColumnBlock() {
+        int m = 45, n = 5 * VectorGemm.NR + 3, k = 131;
+        VectorGemm wide = new VectorGemm(CpuThreads.team(), new VectorGemm.Blocking(40, 2 * VectorGemm.MR, VectorGemm.NR));
+        VectorGemm whole = new VectorGemm(CpuThreads.team(), new VectorGemm.Blocking(40, 2 * VectorGemm.MR, 6 * VectorGemm.NR));
+        Random rnd = new Random(5);
+        float[] a = new float[m * k], b = new float[k * n], bias = new float[n], c0 = new float[m * n];
+        for (float[] x : new float[][] {a, b, bias, c0}) for (int i = 0; i < x.length; i++) x[i] = (float) rnd.nextGaussian();
+        for (int variant = 0; variant < 4; variant++) {
+            float[] cw = c0.clone(), ch = c0.clone(), sw = new float[m], sh = new float[m];
+            for (VectorGemm g : new VectorGemm[] {wide, whole}) {
+                float[] c = g == wide ? cw : ch, sums = g == wide ? sw : sh;
+                switch (variant) {
+                    case 0 -> g.sgemm(m, n, k, a, 0, k, 1, b, 0, 1, k, c, 0, n);
+                    case 1 -> g.sgemmBias(m, n, k, a, 0, k, 1, b, 0, n, 1, bias, 0, c, 0, n);
+                    case 2 -> g.sgemmAccumulate(m, n, k, a, 0, 1, m, b, 0, 1, k, c, 0, n); // A read transposed
+                    default -> g.sgemmRowSums(m, n, k, a, 0, 1, m, b, 0, n, 1, c, 0, n, sums, 0);
+                }
+            }
+            for (int i = 0; i < m * n; i++) {
+                assertEquals(Float.floatToRawIntBits(ch[i]), Float.floatToRawIntBits(cw[i]), "variant " + variant + " element " + i);
+            }
+            for (int i = 0; i < m; i++) assertEquals(Float.floatToRawIntBits(sh[i]), Float.floatToRawIntBits(sw[i]), "row sum " + i);
+            if (variant == 3) assertTrue(sw[0] != 0, "the row sums were taken");
+        }
+    }
 }

@@ -93,15 +93,16 @@ class VectorGemmKernelsTest {
     void rowSumsOfAPackedBlockAreTheScalarLoopsBits(int mc, int kc) {
         java.util.Random rnd = new java.util.Random(mc + kc);
         int panels = (mc + VectorGemmKernels.MR - 1) / VectorGemmKernels.MR;
-        float[] block = new float[panels * VectorGemmKernels.MR * kc];
+        int at = 5; // the block's start in its buffer (a rectangle's kept A blocks)
+        float[] block = new float[at + panels * VectorGemmKernels.MR * kc];
         for (int i = 0; i < block.length; i++) block[i] = (float) rnd.nextGaussian();
         float[] sums = new float[mc + 3], expected = new float[mc + 3];
         for (int i = 0; i < sums.length; i++) sums[i] = expected[i] = i;
-        VectorGemmKernels.addRowSums(block, mc, kc, sums, 2);
+        VectorGemmKernels.addRowSums(block, at, mc, kc, sums, 2);
         for (int row = 0; row < mc; row++) {
             int q = row / VectorGemmKernels.MR, r = row % VectorGemmKernels.MR;
             float s = 0;
-            for (int p = 0; p < kc; p++) s += block[q * VectorGemmKernels.MR * kc + p * VectorGemmKernels.MR + r];
+            for (int p = 0; p < kc; p++) s += block[at + q * VectorGemmKernels.MR * kc + p * VectorGemmKernels.MR + r];
             expected[2 + row] += s;
         }
         for (int i = 0; i < sums.length; i++) {

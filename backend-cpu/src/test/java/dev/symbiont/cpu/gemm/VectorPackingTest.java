@@ -23,9 +23,10 @@ class VectorPackingTest {
         for (int mc : ROWS) {
             for (int kc : DEPTHS) {
                 for (int off : new int[] {0, 3}) {
-                    float[] expected = panels(mc, kc), actual = nans(mc, kc);
-                    GemmPacking.packA(a, off, 300, 1, 5, mc, 11, kc, MR, expected);
-                    VectorPacking.packA(a, off, 300, 5, mc, 11, kc, actual);
+                    int at = 7 * off; // where the panels start in the destination (a rectangle's kept blocks)
+                    float[] expected = nans(mc, kc, at), actual = nans(mc, kc, at);
+                    GemmPacking.packA(a, off, 300, 1, 5, mc, 11, kc, MR, expected, at);
+                    VectorPacking.packA(a, off, 300, 5, mc, 11, kc, actual, at);
                     assertArrayEquals(expected, actual, "mc=" + mc + " kc=" + kc + " offset=" + off);
                 }
             }
@@ -39,11 +40,11 @@ class VectorPackingTest {
             // the leading dimension (A's column stride) is the block's rows, a few more, or much more
             for (int lda : new int[] {mc + 2, mc + 5, mc + 13, 517}) {
                 for (int kc : DEPTHS) {
-                    int off = rnd.nextInt(4);
+                    int off = rnd.nextInt(4), at = rnd.nextInt(3) * 5;
                     float[] a = random(off + 2 + (11 + kc) * lda + mc, rnd);
-                    float[] expected = panels(mc, kc), actual = nans(mc, kc);
-                    GemmPacking.packA(a, off, 1, lda, 2, mc, 11, kc, MR, expected);
-                    VectorPacking.packATransposed(a, off, lda, 2, mc, 11, kc, actual);
+                    float[] expected = nans(mc, kc, at), actual = nans(mc, kc, at);
+                    GemmPacking.packA(a, off, 1, lda, 2, mc, 11, kc, MR, expected, at);
+                    VectorPacking.packATransposed(a, off, lda, 2, mc, 11, kc, actual, at);
                     assertArrayEquals(expected, actual, "mc=" + mc + " lda=" + lda + " kc=" + kc + " offset=" + off);
                 }
             }
@@ -131,9 +132,9 @@ class VectorPackingTest {
         return new float[(mc + MR - 1) / MR * MR * kc];
     }
 
-    /** Every slot must be written, padding included. */
-    private static float[] nans(int mc, int kc) {
-        float[] x = panels(mc, kc);
+    /** NaNs for panels that start at {@code at}: every slot from there must be written (padding included), and none before. */
+    private static float[] nans(int mc, int kc, int at) {
+        float[] x = new float[at + panels(mc, kc).length];
         Arrays.fill(x, Float.NaN);
         return x;
     }
