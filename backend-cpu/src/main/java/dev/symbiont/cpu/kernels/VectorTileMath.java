@@ -17,7 +17,9 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  * six loads on eight FMAs. Every element is the same FMA chain over p in either tile, so
  * the results are bit for bit the same. Where A's rows are consecutive (acs = 1) both tiles run a
  * copy indexed by p itself ({@link #tile8x2Rows}, {@link #tile4x2Rows}: C2 then hoists their
- * bounds checks).
+ * bounds checks), and where A is the attention backward's transposed block (rows 1 apart, columns
+ * {@link #TRANSPOSED_STRIDE} apart) a copy indexed by p times that constant ({@link #tile8x2Cols},
+ * {@link #tile4x2Cols}).
  * Column tails run one masked vector at a time; row tails four rows, then one row at a time.
  */
 final class VectorTileMath implements TileMath {
@@ -36,6 +38,7 @@ final class VectorTileMath implements TileMath {
             for (; i + 8 <= m; i += 8) {
                 int ai = aOff + i * ars, ci = cOff + i * ldc, j = 0;
                 if (acs == 1) for (; j + 2 * L <= n; j += 2 * L) tile8x2Rows(k, a, ai, ars, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
+                else if (ars == 1 && acs == TRANSPOSED_STRIDE) for (; j + 2 * L <= n; j += 2 * L) tile8x2Cols(k, a, ai, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
                 else for (; j + 2 * L <= n; j += 2 * L) tile8x2(k, a, ai, ars, acs, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
                 for (; j < n; j += L) {
                     VectorMask<Float> mask = S.indexInRange(j, n);
@@ -47,6 +50,7 @@ final class VectorTileMath implements TileMath {
         for (; i + 4 <= m; i += 4) {
             int ai = aOff + i * ars, ci = cOff + i * ldc, j = 0;
             if (acs == 1) for (; j + 2 * L <= n; j += 2 * L) tile4x2Rows(k, a, ai, ars, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
+            else if (ars == 1 && acs == TRANSPOSED_STRIDE) for (; j + 2 * L <= n; j += 2 * L) tile4x2Cols(k, a, ai, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
             else for (; j + 2 * L <= n; j += 2 * L) tile4x2(k, a, ai, ars, acs, b, bOff + j, ldb, c, ci + j, ldc, accumulate);
             for (; j < n; j += L) tile4x1(k, a, ai, ars, acs, b, bOff + j, ldb, c, ci + j, ldc, accumulate, S.indexInRange(j, n));
         }
@@ -179,6 +183,69 @@ final class VectorTileMath implements TileMath {
         c70.intoArray(c, ci + 7 * ldc); c71.intoArray(c, ci + 7 * ldc + L);
     }
 
+    /**
+     * The column stride of A in the attention backward's transposed products (dV += Pᵀ·dO, dK += dSᵀ·q):
+     * P and dS are blocks of {@link FlashAttention#BC} columns, read as Pᵀ with rows 1 apart.
+     */
+    static final int TRANSPOSED_STRIDE = FlashAttention.BC;
+
+    /** {@link #tile8x2} for A stored transposed with column stride {@link #TRANSPOSED_STRIDE}: a constant, so C2 hoists the bounds checks. */
+    private static void tile8x2Cols(int k, float[] a, int ai, float[] b, int bi, int ldb,
+                                float[] c, int ci, int ldc, boolean accumulate) {
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
+        if (accumulate) {
+            c00 = FloatVector.fromArray(S, c, ci + 0 * ldc); c01 = FloatVector.fromArray(S, c, ci + 0 * ldc + L);
+            c10 = FloatVector.fromArray(S, c, ci + 1 * ldc); c11 = FloatVector.fromArray(S, c, ci + 1 * ldc + L);
+            c20 = FloatVector.fromArray(S, c, ci + 2 * ldc); c21 = FloatVector.fromArray(S, c, ci + 2 * ldc + L);
+            c30 = FloatVector.fromArray(S, c, ci + 3 * ldc); c31 = FloatVector.fromArray(S, c, ci + 3 * ldc + L);
+            c40 = FloatVector.fromArray(S, c, ci + 4 * ldc); c41 = FloatVector.fromArray(S, c, ci + 4 * ldc + L);
+            c50 = FloatVector.fromArray(S, c, ci + 5 * ldc); c51 = FloatVector.fromArray(S, c, ci + 5 * ldc + L);
+            c60 = FloatVector.fromArray(S, c, ci + 6 * ldc); c61 = FloatVector.fromArray(S, c, ci + 6 * ldc + L);
+            c70 = FloatVector.fromArray(S, c, ci + 7 * ldc); c71 = FloatVector.fromArray(S, c, ci + 7 * ldc + L);
+        } else {
+            FloatVector z = FloatVector.zero(S);
+            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z; c30 = z; c31 = z;
+            c40 = z; c41 = z; c50 = z; c51 = z; c60 = z; c61 = z; c70 = z; c71 = z;
+        }
+        int a0 = ai, a1 = ai + 1, a2 = ai + 2, a3 = ai + 3, a4 = ai + 4, a5 = ai + 5, a6 = ai + 6, a7 = ai + 7;
+        for (int p = 0; p < k; p++) {
+            int bp = bi + p * ldb, ap = p * TRANSPOSED_STRIDE;
+            FloatVector b0 = FloatVector.fromArray(S, b, bp), b1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector av = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = av.fma(b0, c00);
+            c01 = av.fma(b1, c01);
+            av = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = av.fma(b0, c10);
+            c11 = av.fma(b1, c11);
+            av = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = av.fma(b0, c20);
+            c21 = av.fma(b1, c21);
+            av = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = av.fma(b0, c30);
+            c31 = av.fma(b1, c31);
+            av = FloatVector.broadcast(S, a[a4 + ap]);
+            c40 = av.fma(b0, c40);
+            c41 = av.fma(b1, c41);
+            av = FloatVector.broadcast(S, a[a5 + ap]);
+            c50 = av.fma(b0, c50);
+            c51 = av.fma(b1, c51);
+            av = FloatVector.broadcast(S, a[a6 + ap]);
+            c60 = av.fma(b0, c60);
+            c61 = av.fma(b1, c61);
+            av = FloatVector.broadcast(S, a[a7 + ap]);
+            c70 = av.fma(b0, c70);
+            c71 = av.fma(b1, c71);
+        }
+        c00.intoArray(c, ci); c01.intoArray(c, ci + L);
+        c10.intoArray(c, ci + ldc); c11.intoArray(c, ci + ldc + L);
+        c20.intoArray(c, ci + 2 * ldc); c21.intoArray(c, ci + 2 * ldc + L);
+        c30.intoArray(c, ci + 3 * ldc); c31.intoArray(c, ci + 3 * ldc + L);
+        c40.intoArray(c, ci + 4 * ldc); c41.intoArray(c, ci + 4 * ldc + L);
+        c50.intoArray(c, ci + 5 * ldc); c51.intoArray(c, ci + 5 * ldc + L);
+        c60.intoArray(c, ci + 6 * ldc); c61.intoArray(c, ci + 6 * ldc + L);
+        c70.intoArray(c, ci + 7 * ldc); c71.intoArray(c, ci + 7 * ldc + L);
+    }
+
     private static void tile4x2(int k, float[] a, int ai, int ars, int acs, float[] b, int bi, int ldb,
                                 float[] c, int ci, int ldc, boolean accumulate) {
         FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
@@ -236,6 +303,42 @@ final class VectorTileMath implements TileMath {
         int a0 = ai, a1 = ai + ars, a2 = ai + 2 * ars, a3 = ai + 3 * ars;
         for (int p = 0; p < k; p++) {
             int bp = bi + p * ldb, ap = p;
+            FloatVector b0 = FloatVector.fromArray(S, b, bp), b1 = FloatVector.fromArray(S, b, bp + L);
+            FloatVector av = FloatVector.broadcast(S, a[a0 + ap]);
+            c00 = av.fma(b0, c00);
+            c01 = av.fma(b1, c01);
+            av = FloatVector.broadcast(S, a[a1 + ap]);
+            c10 = av.fma(b0, c10);
+            c11 = av.fma(b1, c11);
+            av = FloatVector.broadcast(S, a[a2 + ap]);
+            c20 = av.fma(b0, c20);
+            c21 = av.fma(b1, c21);
+            av = FloatVector.broadcast(S, a[a3 + ap]);
+            c30 = av.fma(b0, c30);
+            c31 = av.fma(b1, c31);
+        }
+        c00.intoArray(c, ci); c01.intoArray(c, ci + L);
+        c10.intoArray(c, ci + ldc); c11.intoArray(c, ci + ldc + L);
+        c20.intoArray(c, ci + 2 * ldc); c21.intoArray(c, ci + 2 * ldc + L);
+        c30.intoArray(c, ci + 3 * ldc); c31.intoArray(c, ci + 3 * ldc + L);
+    }
+
+    /** {@link #tile4x2} for A stored transposed with column stride {@link #TRANSPOSED_STRIDE} (see {@link #tile8x2Cols}). */
+    private static void tile4x2Cols(int k, float[] a, int ai, float[] b, int bi, int ldb,
+                                float[] c, int ci, int ldc, boolean accumulate) {
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31;
+        if (accumulate) {
+            c00 = FloatVector.fromArray(S, c, ci); c01 = FloatVector.fromArray(S, c, ci + L);
+            c10 = FloatVector.fromArray(S, c, ci + ldc); c11 = FloatVector.fromArray(S, c, ci + ldc + L);
+            c20 = FloatVector.fromArray(S, c, ci + 2 * ldc); c21 = FloatVector.fromArray(S, c, ci + 2 * ldc + L);
+            c30 = FloatVector.fromArray(S, c, ci + 3 * ldc); c31 = FloatVector.fromArray(S, c, ci + 3 * ldc + L);
+        } else {
+            FloatVector z = FloatVector.zero(S);
+            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z; c30 = z; c31 = z;
+        }
+        int a0 = ai, a1 = ai + 1, a2 = ai + 2, a3 = ai + 3;
+        for (int p = 0; p < k; p++) {
+            int bp = bi + p * ldb, ap = p * TRANSPOSED_STRIDE;
             FloatVector b0 = FloatVector.fromArray(S, b, bp), b1 = FloatVector.fromArray(S, b, bp + L);
             FloatVector av = FloatVector.broadcast(S, a[a0 + ap]);
             c00 = av.fma(b0, c00);

@@ -66,6 +66,29 @@ class VectorTileMathTest {
         }
     }
 
+    /**
+     * A stored transposed with the attention backward's column stride (the transposed-block tiles,
+     * whose stride is a constant) and with any other stride (the strided tiles), and the same A read
+     * as rows: the same bits, for eight- and four-row tiles and row tails.
+     */
+    @ParameterizedTest
+    @CsvSource({"64, 64, 128", "40, 64, 64", "12, 32, 9", "4, 64, 20", "7, 48, 33"})
+    void transposedBlocksOfTheBackwardsStrideGiveTheSameBits(int m, int n, int k) {
+        Random r = new Random(11);
+        int ld = VectorTileMath.TRANSPOSED_STRIDE, other = ld + 3;
+        float[] a = random(r, m * k), b = random(r, k * n);
+        float[] atBlock = new float[k * ld], atOther = new float[k * other];
+        for (int i = 0; i < m; i++) for (int p = 0; p < k; p++) atBlock[p * ld + i] = atOther[p * other + i] = a[i * k + p];
+        float[] rows = new float[m * n], block = new float[m * n], strided = new float[m * n];
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, a, 0, k, 1, b, 0, n, rows, 0, n, false);
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, atBlock, 0, 1, ld, b, 0, n, block, 0, n, false);
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, atOther, 0, 1, other, b, 0, n, strided, 0, n, false);
+        for (int i = 0; i < m * n; i++) {
+            assertEquals(Float.floatToRawIntBits(rows[i]), Float.floatToRawIntBits(block[i]), "transposed block, element " + i);
+            assertEquals(Float.floatToRawIntBits(rows[i]), Float.floatToRawIntBits(strided[i]), "strided, element " + i);
+        }
+    }
+
     /** Every tile computes an element as the same FMA chain over p, so one call equals row-by-row calls bit for bit. */
     @ParameterizedTest
     @CsvSource({"64, 64, 64", "13, 40, 17", "12, 32, 64"})
