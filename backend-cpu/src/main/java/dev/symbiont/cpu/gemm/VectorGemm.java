@@ -285,8 +285,9 @@ public final class VectorGemm implements Gemm {
     static void rectangle(Problem pr, Blocking bl, int r0, int r1, int c0, int c1) {
         Scratch s = SCRATCH.get();
         int width = c1 - c0, rowsPacked = roundUp(r1 - r0, MR);
-        // A rectangle wider than one B block packs its rows of A once and rereads them for every block after the first
-        boolean keepA = width > bl.nc && (long) rowsPacked * pr.k <= KEPT_A_FLOATS;
+        boolean wide = width > bl.nc; // more than one B block: A's micro-panels outer (see the class comment)
+        // A wide rectangle packs its rows of A once and rereads them for every block after the first
+        boolean keepA = wide && (long) rowsPacked * pr.k <= KEPT_A_FLOATS;
         float[] bBuf = s.b(Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.nc, width), NR));
         float[] aBuf = s.a(keepA ? rowsPacked * pr.k : Math.min(bl.kc, pr.k) * roundUp(Math.min(bl.mc, r1 - r0), MR));
         for (int jc = c0; jc < c1; jc += bl.nc) {
@@ -302,8 +303,7 @@ public final class VectorGemm implements Gemm {
                     GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
                 }
                 // kept, the (pc, ic) block of A sits at pc·rowsPacked + (ic - r0)·kc (earlier k blocks are all bl.kc deep)
-                computeRows(pr, s, aBuf, keepA ? pc * rowsPacked : -1, !keepA || jc == c0, bBuf, r0, r1, bl.mc, jc, nc, pc, kc,
-                        width > bl.nc);
+                computeRows(pr, s, aBuf, keepA ? pc * rowsPacked : -1, !keepA || jc == c0, bBuf, r0, r1, bl.mc, jc, nc, pc, kc, wide);
             }
         }
     }

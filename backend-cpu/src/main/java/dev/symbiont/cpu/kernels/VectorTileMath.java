@@ -28,6 +28,12 @@ final class VectorTileMath implements TileMath {
     /** Eight-row tiles: 16 accumulators + 3 fit a 32-register file (512-bit vectors), not a 16-register one. */
     private static final boolean EIGHT_ROWS = L >= 16;
 
+    /**
+     * The column stride of A in the attention backward's transposed products (dV += Pᵀ·dO, dK += dSᵀ·q):
+     * P and dS are blocks of {@link FlashAttention#BC} columns, read as Pᵀ with rows 1 apart.
+     */
+    static final int TRANSPOSED_STRIDE = FlashAttention.BC;
+
     private VectorTileMath() {}
 
     @Override
@@ -182,12 +188,6 @@ final class VectorTileMath implements TileMath {
         c60.intoArray(c, ci + 6 * ldc); c61.intoArray(c, ci + 6 * ldc + L);
         c70.intoArray(c, ci + 7 * ldc); c71.intoArray(c, ci + 7 * ldc + L);
     }
-
-    /**
-     * The column stride of A in the attention backward's transposed products (dV += Pᵀ·dO, dK += dSᵀ·q):
-     * P and dS are blocks of {@link FlashAttention#BC} columns, read as Pᵀ with rows 1 apart.
-     */
-    static final int TRANSPOSED_STRIDE = FlashAttention.BC;
 
     /** {@link #tile8x2} for A stored transposed with column stride {@link #TRANSPOSED_STRIDE}: a constant, so C2 hoists the bounds checks. */
     private static void tile8x2Cols(int k, float[] a, int ai, float[] b, int bi, int ldb,
