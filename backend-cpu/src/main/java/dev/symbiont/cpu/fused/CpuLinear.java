@@ -4,12 +4,14 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.HeapStorage;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.linear.ReferenceLinear;
 import dev.symbiont.cpu.gemm.Gemm;
+import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.VectorActivationGrads;
 import dev.symbiont.cpu.kernels.VectorElementwise;
@@ -119,11 +121,32 @@ public final class CpuLinear implements LinearKernels {
         return new LinearGelu(z, Tensor.of(d, z.shape()));
     }
 
-    /** gradY ⊙ GELU′ (the activation family's product, bit for bit), then {@link #linearBackward}'s two GEMMs. */
+    /**
+     * gradY ⊙ GELU′ (the same products as the activation family's mul, bit for bit), then
+     * {@link #linearBackward}'s two GEMMs. The product is scratch of this call: it goes back to
+     * the pool as soon as the GEMMs have read it, so the next step reuses it rather than
+     * zero-filling a fresh array.
+     */
     @Override
     public LinearGrads linearGeluBackward(Tensor gradY, Tensor derivative, Tensor x, Tensor weight, boolean input, boolean weightGrad,
                                           boolean bias) {
-        return linearBackward(gradY.mul(derivative), x, weight, input, weightGrad, bias);
+        if (!vector || !denseFloats(gradY) || !denseFloats(derivative)) {
+            return linearBackward(gradY.mul(derivative), x, weight, input, weightGrad, bias);
+        }
+        int n = gradY.numel();
+        HeapStorage dz = io.emptyFloats(n); // every element written below
+        VectorElementwise.binary(BinaryOp.MUL, HeapStorage.floats(OP, gradY.storage(), gradY.layout()), Broadcast.of(gradY.layout()),
+                HeapStorage.floats(OP, derivative.storage(), derivative.layout()), Broadcast.of(derivative.layout()), dz.floats(), n);
+        try {
+            return linearBackward(Tensor.of(dz, gradY.shape()), x, weight, input, weightGrad, bias);
+        } finally {
+            dz.release(); // the gradients are fresh buffers: none of them is dz
+        }
+    }
+
+    /** A contiguous, non-empty float32 tensor on the heap: the vector product's operand. */
+    private static boolean denseFloats(Tensor t) {
+        return t.dtype() == DType.FLOAT32 && t.numel() > 0 && t.isContiguous() && t.storage() instanceof HeapStorage;
     }
 
     /** Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */

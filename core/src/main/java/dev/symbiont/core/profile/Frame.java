@@ -23,8 +23,8 @@ final class Frame implements Profiler.Scope {
     private final Frame parent;
     private final String name;
     private final OpCategory category;
-    private final long flops;
-    private final long bytes;
+    private long flops;
+    private long bytes;
     private final long start;
     private long childNanos;
     private long childFlops;
@@ -42,6 +42,12 @@ final class Frame implements Profiler.Scope {
         this.flops = Math.max(0, flops);
         this.bytes = Math.max(0, bytes);
         this.start = System.nanoTime();
+    }
+
+    /** Sets this scope's work estimate where its opener gave none (see {@link Profiler#estimate}). */
+    void estimate(long flops, long bytes) {
+        if (this.flops == 0) this.flops = Math.max(0, flops);
+        if (this.bytes == 0) this.bytes = Math.max(0, bytes);
     }
 
     @Override
@@ -72,6 +78,11 @@ final class Frame implements Profiler.Scope {
     static final class Stack {
         private ProfilerSession session;
         private Frame top;
+
+        /** The innermost open frame of {@code current}, or null. */
+        Frame top(ProfilerSession current) {
+            return session == current && top != null && top.session == current ? top : null;
+        }
 
         Frame push(ProfilerSession current, Backend backend, String name, OpCategory category, long flops, long bytes) {
             if (session != current) {

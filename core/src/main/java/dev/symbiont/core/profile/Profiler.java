@@ -86,6 +86,20 @@ public final class Profiler {
         return open(null, name, CATEGORIES.getOrDefault(forwardOp, OpCategory.OTHER), 0, 0);
     }
 
+    /**
+     * Gives the innermost open scope of this thread its work estimate when the scope was opened
+     * without one: a backward rule ({@link #backward}) whose fused kernels call no profiled op
+     * states here what they compute, so the step's backward GEMMs show their rates too. A scope
+     * that already has an estimate keeps it; without a session this does nothing.
+     */
+    public static void estimate(long flops, long bytes) {
+        if (!enabled) return;
+        ProfilerSession session = active;
+        if (session == null) return;
+        Frame top = STACKS.get().top(session);
+        if (top != null) top.estimate(flops, bytes);
+    }
+
     /** Runs {@code body} inside a scope; for code that is not an op (data loading, a model block). */
     public static void time(String name, OpCategory category, Runnable body) {
         try (Scope s = op(name, category)) {

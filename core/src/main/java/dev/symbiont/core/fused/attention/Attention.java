@@ -6,6 +6,7 @@ import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
@@ -78,8 +79,11 @@ public final class Attention {
             v = v.to(low);
         }
         int batch = q.size(0), heads = q.size(1), sq = q.size(2), d = q.size(3), sk = k.size(2);
-        long flops = 4L * batch * heads * sq * sk * d;
+        // two products (q·kᵀ, p·v) over the (query, key) pairs computed; backward's five (the
+        // scores again, dp = dO·vᵀ, dv, dq, dk) cost 2.5 times that
+        long flops = 4L * batch * heads * visiblePairs(sq, sk, causal) * d;
         long bytes = FusedOp.bytes(q, k, v, mask, q);
+        long backwardFlops = flops * 5 / 2, backwardBytes = FusedOp.bytes(q, k, v, mask, q, q, q, k, v);
         Tensor q2 = q.detach(), k2 = k.detach(), v2 = v.detach();
         Tensor m2 = mask == null ? null : new Tensor(mask.storage(), mask.layout().expand(batch, heads, sq, sk));
         return SDPA.run(q.backend(), flops, bytes,
@@ -88,10 +92,19 @@ public final class Attention {
                     return new FusedOp.Result<>(r.output(), r);
                 },
                 (kernels, r, g) -> {
+                    Profiler.estimate(backwardFlops, backwardBytes);
                     AttentionKernels.AttentionGrads gr = kernels.attentionBackward(g, q2, k2, v2, m2, causal, scale,
                             r.output(), r.logsumexp());
                     return new Tensor[] {gr.dq(), gr.dk(), gr.dv()};
                 }, q, k, v);
+    }
+
+    /** The (query, key) pairs attended: all sq·sk, or under causality those with j ≤ i + (sk − sq). */
+    static long visiblePairs(int sq, int sk, boolean causal) {
+        if (!causal) return (long) sq * sk;
+        long pairs = 0;
+        for (int i = 0; i < sq; i++) pairs += Math.max(0, Math.min(sk, i + (sk - sq) + 1));
+        return pairs;
     }
 
     /** The argument checks; each message names the op and the shapes. */

@@ -8,6 +8,7 @@ import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.ops.Checks;
 import dev.symbiont.core.profile.OpCategory;
+import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 import java.util.List;
@@ -39,7 +40,10 @@ public final class Linears {
         Flat f = new Flat(x, weight, bias);
         return LINEAR.run(x.backend(), f.flops(), f.bytes(),
                 k -> new FusedOp.Result<>(k.linear(f.x, f.w, f.b).reshape(f.outShape), f.x),
-                (k, saved, g) -> f.inputShaped(k.linearBackward(g.reshape(f.rows, f.out), saved, f.w, f.needs[0], f.needs[1], f.needs[2])),
+                (k, saved, g) -> {
+                    Profiler.estimate(f.backwardFlops(0), f.backwardBytes(0));
+                    return f.inputShaped(k.linearBackward(g.reshape(f.rows, f.out), saved, f.w, f.needs[0], f.needs[1], f.needs[2]));
+                },
                 x, weight, bias);
     }
 
@@ -61,8 +65,11 @@ public final class Linears {
                     LinearKernels.LinearGelu r = k.linearGelu(f.x, f.w, f.b, recorded);
                     return new FusedOp.Result<>(r.output().reshape(f.outShape), new Tensor[] {f.x, r.derivative()});
                 },
-                (k, saved, g) -> f.inputShaped(k.linearGeluBackward(g.reshape(f.rows, f.out), saved[1], saved[0], f.w,
-                        f.needs[0], f.needs[1], f.needs[2])),
+                (k, saved, g) -> {
+                    Profiler.estimate(f.backwardFlops(1), f.backwardBytes(1)); // and the product with GELU′
+                    return f.inputShaped(k.linearGeluBackward(g.reshape(f.rows, f.out), saved[1], saved[0], f.w,
+                            f.needs[0], f.needs[1], f.needs[2]));
+                },
                 x, weight, bias);
     }
 
@@ -128,6 +135,23 @@ public final class Linears {
         long flops() { return 2L * rows * out * in + (b == null ? 0 : (long) rows * out); }
 
         long bytes() { return bytes; }
+
+        /**
+         * The backward's work, for the profiler: a GEMM for each of the input and weight
+         * gradients asked for, the bias gradient's sums, and {@code perOutput} more operations
+         * per output element (linear_gelu's product with GELU′).
+         */
+        long backwardFlops(int perOutput) {
+            long gemm = 2L * rows * out * in, outputs = (long) rows * out;
+            return (needs[0] ? gemm : 0) + (needs[1] ? gemm : 0) + (needs[2] ? outputs : 0) + perOutput * outputs;
+        }
+
+        /** Bytes the backward reads and writes: the output gradient (and {@code extraOutputs} more like it), W and the input gradient, x and W's. */
+        long backwardBytes(int extraOutputs) {
+            long weight = 4L * out * in, activations = 4L * rows * in;
+            return 4L * rows * out * (1 + extraOutputs) + (needs[0] ? weight + activations : 0) + (needs[1] ? activations + weight : 0)
+                    + (needs[2] ? 4L * out : 0);
+        }
 
         /** The gradients in the order of the op's inputs, the input's in x's shape. */
         Tensor[] inputShaped(LinearKernels.LinearGrads gr) {

@@ -225,13 +225,20 @@ class AttentionTest {
     }
 
     @Test
-    void theProfilerCountsFourBatchHeadsQueriesKeysHeadDimFlopsAsAttention() {
-        Tensor q = randn(2, 3, 5, 8), k = randn(2, 3, 7, 8), v = randn(2, 3, 7, 8);
+    void theProfilerCountsFourBatchHeadsHeadDimFlopsPerAttendedPairAndTwoAndAHalfTimesThatBackward() {
+        Tensor q = randn(2, 3, 5, 8).requiresGrad(true), k = randn(2, 3, 7, 8), v = randn(2, 3, 7, 8);
         try (ProfilerSession p = Profiler.start()) {
-            Attention.scaledDotProductAttention(q, k, v, null, true);
+            Attention.scaledDotProductAttention(q, k, v, null, false).sum().backward();
             var row = p.report().op("scaled_dot_product_attention").orElseThrow();
             assertEquals(OpCategory.ATTENTION, row.category());
             assertEquals(4L * 2 * 3 * 5 * 7 * 8, row.flops());
+            var backward = p.report().op("scaled_dot_product_attention.backward").orElseThrow();
+            assertEquals(4L * 2 * 3 * 5 * 7 * 8 * 5 / 2, backward.flops());
+        }
+        // causal, bottom-right aligned: query i of 5 sees keys j ≤ i + 2 of 7, 3 + 4 + 5 + 6 + 7 = 25 pairs
+        try (ProfilerSession p = Profiler.start()) {
+            Attention.scaledDotProductAttention(q, k, v, null, true);
+            assertEquals(4L * 2 * 3 * 25 * 8, p.report().op("scaled_dot_product_attention").orElseThrow().flops());
         }
     }
 

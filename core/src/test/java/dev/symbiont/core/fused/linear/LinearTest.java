@@ -4,6 +4,9 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradCheck;
 import dev.symbiont.core.fused.Families;
+import dev.symbiont.core.profile.ProfileReport;
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.core.profile.ProfilerSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -31,6 +34,24 @@ class LinearTest {
                 GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5));
         GradCheck.check("linear without bias", in -> Linears.linear(in.get(0), in.get(1), null),
                 GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 3, 6));
+    }
+
+    @Test
+    void theProfilerCountsTheBackwardsGemmsForTheGradientsAskedFor() {
+        Generator g = new Generator(5);
+        Tensor w = Tensor.randn(g, 3, 4).requiresGrad(true), b = Tensor.randn(g, 3).requiresGrad(true);
+        long gemm = 2L * 6 * 3 * 4, outputs = 6 * 3;
+        for (boolean inputGrad : new boolean[] {true, false}) {
+            Tensor x = Tensor.randn(g, 2, 3, 4).requiresGrad(inputGrad);
+            try (ProfilerSession p = Profiler.start()) {
+                Linears.linear(x, w, b).sum().backward();
+                Linears.linearGelu(x, w, b).sum().backward();
+                ProfileReport r = p.report();
+                long expected = (inputGrad ? 2 : 1) * gemm + outputs;
+                assertEquals(expected, r.op("linear.backward").orElseThrow().flops());
+                assertEquals(expected + outputs, r.op("linear_gelu.backward").orElseThrow().flops()); // and the product with GELU′
+            }
+        }
     }
 
     @Test
