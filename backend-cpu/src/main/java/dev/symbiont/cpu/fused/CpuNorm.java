@@ -90,7 +90,7 @@ public final class CpuNorm implements NormKernels {
     public NormResult layerNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
         if (!normReady("layer_norm", x, weight, bias)) return REFERENCE.layerNorm(x, weight, bias, eps);
         int rows = x.size(0), cols = x.size(1);
-        HeapStorage y = io.newFloats(rows * cols), mean = io.newFloats(rows), rstd = io.newFloats(rows);
+        HeapStorage y = io.emptyFloats(rows * cols), mean = io.emptyFloats(rows), rstd = io.emptyFloats(rows); // every row written
         Rows w = io.vectorOf("layer_norm", weight), b = io.vectorOf("layer_norm", bias);
         VectorNorms.layerNorm(io.rows("layer_norm", x, rows, cols), rows, cols,
                 CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.data(b), CpuTensors.offset(b), eps,
@@ -108,7 +108,8 @@ public final class CpuNorm implements NormKernels {
         String op = "add_layer_norm";
         if (!normReady(op, x, weight, bias) || !sameShape(op, residual, x)) return REFERENCE.addLayerNorm(x, residual, weight, bias, eps);
         int rows = x.size(0), cols = x.size(1);
-        HeapStorage s = io.newFloats(rows * cols), y = io.newFloats(rows * cols), mean = io.newFloats(rows), rstd = io.newFloats(rows);
+        HeapStorage s = io.emptyFloats(rows * cols), y = io.emptyFloats(rows * cols); // every row written
+        HeapStorage mean = io.emptyFloats(rows), rstd = io.emptyFloats(rows);
         Rows w = io.vectorOf(op, weight), b = io.vectorOf(op, bias);
         VectorNorms.addLayerNorm(io.rows(op, x, rows, cols), io.rows(op, residual, rows, cols), rows, cols,
                 CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.data(b), CpuTensors.offset(b), eps,
@@ -130,7 +131,7 @@ public final class CpuNorm implements NormKernels {
             return REFERENCE.addLayerNormBackward(gradY, gradSum, x, weight, bias, mean, rstd);
         }
         int rows = x.size(0), cols = x.size(1);
-        HeapStorage gx = io.newFloats(rows * cols);
+        HeapStorage gx = io.emptyFloats(rows * cols); // every row written
         HeapStorage gw = weight == null ? null : io.newFloats(cols), gb = bias == null ? null : io.newFloats(cols);
         Rows w = io.vectorOf(op, weight);
         VectorNorms.addLayerNormBackward(io.rows(op, gradY, rows, cols), gradSum == null ? null : io.rows(op, gradSum, rows, cols),
@@ -145,7 +146,7 @@ public final class CpuNorm implements NormKernels {
     public NormResult rmsNorm(Tensor x, Tensor weight, double eps) {
         if (!normReady("rms_norm", x, weight, null)) return REFERENCE.rmsNorm(x, weight, eps);
         int rows = x.size(0), cols = x.size(1);
-        HeapStorage y = io.newFloats(rows * cols), rstd = io.newFloats(rows);
+        HeapStorage y = io.emptyFloats(rows * cols), rstd = io.emptyFloats(rows); // every row written
         Rows w = io.vectorOf("rms_norm", weight);
         VectorNorms.rmsNorm(io.rows("rms_norm", x, rows, cols), rows, cols,
                 CpuTensors.data(w), CpuTensors.offset(w), eps, y.floats(), rstd.floats());
@@ -159,7 +160,7 @@ public final class CpuNorm implements NormKernels {
             return REFERENCE.rmsNormBackward(gradY, x, weight, rstd);
         }
         int rows = x.size(0), cols = x.size(1);
-        HeapStorage gx = io.newFloats(rows * cols), gw = weight == null ? null : io.newFloats(cols);
+        HeapStorage gx = io.emptyFloats(rows * cols), gw = weight == null ? null : io.newFloats(cols); // every row of gx written
         Rows w = io.vectorOf(op, weight);
         VectorNorms.rmsNormBackward(io.rows(op, gradY, rows, cols), io.rows(op, x, rows, cols), rows, cols,
                 CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.stats(op, rstd),

@@ -138,8 +138,8 @@ public final class VectorNorms {
                 float rs = rstd.data()[rstd.start(r)];
                 rowSums(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, gwPart, gbPart, sums);
                 float a = mean == null ? 0f : sums[0] / cols, c = sums[1] / cols;
-                rowGrad(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, a, c, gx, r * cols);
-                if (gAdd != null) addRow(gAdd.data(), gAdd.start(r), gx, r * cols, cols);
+                if (gAdd == null) rowGrad(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, a, c, gx, r * cols);
+                else rowGradPlus(g.data(), g.start(r), x.data(), x.start(r), cols, w, wOff, mu, rs, a, c, gAdd.data(), gAdd.start(r), gx, r * cols);
                 if ((r - from + 1) % FLUSH == 0 || r == to - 1) {
                     if (gwPart != null) flush(gwPart, gwTotals[chunk]);
                     if (gbPart != null) flush(gbPart, gbTotals[chunk]);
@@ -201,11 +201,20 @@ public final class VectorNorms {
         }
     }
 
-    /** out[os, os + cols) += a[as, as + cols). */
-    private static void addRow(float[] a, int as, float[] out, int os, int cols) {
+    /** {@link #rowGrad} plus the residual's gradient in the same pass: gx = gAdd + (g·w − a − xhat·c)·rs, as adding it after. */
+    private static void rowGradPlus(float[] gd, int gs, float[] xd, int xs, int cols, float[] w, int wOff, float mu, float rs,
+                                    float a, float c, float[] ad, int as, float[] gx, int os) {
         int i = 0;
-        for (int bd = S.loopBound(cols); i < bd; i += L) load(a, as + i).add(load(out, os + i)).intoArray(out, os + i);
-        for (; i < cols; i++) out[os + i] = a[as + i] + out[os + i];
+        for (int bd = S.loopBound(cols); i < bd; i += L) {
+            FloatVector gv = FloatVector.fromArray(S, gd, gs + i);
+            FloatVector xh = FloatVector.fromArray(S, xd, xs + i).sub(mu).mul(rs);
+            FloatVector gh = w == null ? gv : gv.mul(FloatVector.fromArray(S, w, wOff + i));
+            load(ad, as + i).add(gh.sub(a).sub(xh.mul(c)).mul(rs)).intoArray(gx, os + i);
+        }
+        for (; i < cols; i++) {
+            float xh = (xd[xs + i] - mu) * rs, gh = w == null ? gd[gs + i] : gd[gs + i] * w[wOff + i];
+            gx[os + i] = ad[as + i] + (gh - a - xh * c) * rs;
+        }
     }
 
     private static void flush(float[] part, double[] total) {
