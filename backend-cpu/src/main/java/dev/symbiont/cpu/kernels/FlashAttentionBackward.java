@@ -107,6 +107,16 @@ public final class FlashAttentionBackward {
         });
     }
 
+    /**
+     * out (br × bc, row stride BC) = A·B for A's br rows (row stride lda) and B's bc columns, rows
+     * [0, below) only over B's first bcTop columns: the rows above the diagonal's crossing.
+     */
+    private static void rowsTimes(TileMath tm, int below, int bcTop, int br, int bc, int d, float[] a, int aOff, int lda,
+                                  float[] bt, int bOff, int ldb, float[] out) {
+        if (below > 0 && bcTop > 0) tm.mulAdd(below, bcTop, d, a, aOff, lda, 1, bt, bOff, ldb, out, 0, BC, false);
+        tm.mulAdd(br - below, bc, d, a, aOff + below * lda, lda, 1, bt, bOff, ldb, out, below * BC, BC, false);
+    }
+
     /** One task's blocks. */
     private static final class Scratch {
         final float[] qs, kt, kRows, vt, dkAcc, dvAcc, p = new float[ROWS * BC], dp = new float[ROWS * BC];
@@ -139,27 +149,39 @@ public final class FlashAttentionBackward {
             int h = kh * dims.group() + g, bh = b * dims.heads() + h;
             for (int i0 = firstQuery; i0 < sq; i0 += ROWS) {
                 int br = Math.min(ROWS, sq - i0);
+                // where the diagonal crosses the step, rows [0, top) see only the block's first bcTop keys
+                int top = causal && FlashAttention.splitDiagonal ? Math.min(br, FlashAttention.TOP_ROWS) : br;
+                int bcTop = top < br ? Math.min(bc, FlashAttention.roundUp(Math.max(0, dims.keyEnd(true, i0 + top - 1) - j0),
+                        FlashAttention.TOP_COLUMNS)) : bc;
+                int below = bcTop == bc ? 0 : top; // rows with fewer keys than bc: [0, below)
                 for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
-                tm.mulAdd(br, bc, d, t.qs, 0, d, 1, t.kt, 0, BC, p, 0, BC, false);
+                rowsTimes(tm, below, bcTop, br, bc, d, t.qs, 0, d, t.kt, 0, BC, p);
                 for (int r = 0; r < br; r++) {
-                    int row = r * BC, i = i0 + r;
+                    int row = r * BC, i = i0 + r, rowBc = r < below ? bcTop : bc;
                     float rowLse = lse[bh * sq + i];
                     if (rowLse == Float.NEGATIVE_INFINITY) { // a row with no visible key: no gradient
-                        Arrays.fill(p, row, row + bc, 0f);
+                        Arrays.fill(p, row, row + rowBc, 0f);
                         continue;
                     }
-                    if (mask != null) tm.addStrided(p, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), bc);
-                    int visible = causal ? Math.max(0, Math.min(bc, dims.keyEnd(true, i) - j0)) : bc;
-                    if (visible < bc) Arrays.fill(p, row + visible, row + bc, Float.NEGATIVE_INFINITY);
-                    tm.exp(p, row, bc, rowLse);
+                    if (mask != null) tm.addStrided(p, row, mask.data(), mask.row(b, h, i) + j0 * mask.colStride(), mask.colStride(), rowBc);
+                    int visible = causal ? Math.max(0, Math.min(rowBc, dims.keyEnd(true, i) - j0)) : rowBc;
+                    if (visible < rowBc) Arrays.fill(p, row + visible, row + rowBc, Float.NEGATIVE_INFINITY);
+                    tm.exp(p, row, rowBc, rowLse);
                 }
-                int doRow = gradOut.row(b, h, i0);
-                tm.mulAdd(br, bc, d, gradOut.data(), doRow, gradOut.rowStride(), 1, t.vt, 0, BC, dp, 0, BC, false);
-                tm.mulAdd(bc, d, br, p, 0, 1, BC, gradOut.data(), doRow, gradOut.rowStride(), t.dvAcc, 0, d, true);
-                for (int r = 0; r < br; r++) tm.softmaxGrad(p, dp, r * BC, bc, rowDot[bh * sq + i0 + r]);
-                tm.mulAdd(bc, d, br, dp, 0, 1, BC, t.qs, 0, d, t.dkAcc, 0, d, true);
-                tm.mulAdd(br, d, bc, dp, 0, BC, 1, t.kRows, 0, d,
-                        dq.data(), dq.row(dqBatch, dqHead + g, i0), dq.rowStride(), true);
+                int doRow = gradOut.row(b, h, i0), doStride = gradOut.rowStride();
+                rowsTimes(tm, below, bcTop, br, bc, d, gradOut.data(), doRow, doStride, t.vt, 0, BC, dp);
+                // dV += Pᵀ·dO: keys [bcTop, bc) from rows [below, br) only (the rows above see none of them)
+                tm.mulAdd(bcTop, d, br, p, 0, 1, BC, gradOut.data(), doRow, doStride, t.dvAcc, 0, d, true);
+                if (bcTop < bc) tm.mulAdd(bc - bcTop, d, br - below, p, below * BC + bcTop, 1, BC,
+                        gradOut.data(), doRow + below * doStride, doStride, t.dvAcc, bcTop * d, d, true);
+                for (int r = 0; r < br; r++) tm.softmaxGrad(p, dp, r * BC, r < below ? bcTop : bc, rowDot[bh * sq + i0 + r]);
+                tm.mulAdd(bcTop, d, br, dp, 0, 1, BC, t.qs, 0, d, t.dkAcc, 0, d, true);
+                if (bcTop < bc) tm.mulAdd(bc - bcTop, d, br - below, dp, below * BC + bcTop, 1, BC,
+                        t.qs, below * d, d, t.dkAcc, bcTop * d, d, true);
+                int dqRow = dq.row(dqBatch, dqHead + g, i0);
+                if (below > 0 && bcTop > 0) tm.mulAdd(below, d, bcTop, dp, 0, BC, 1, t.kRows, 0, d, dq.data(), dqRow, dq.rowStride(), true);
+                tm.mulAdd(br - below, d, bc, dp, below * BC, BC, 1, t.kRows, 0, d,
+                        dq.data(), dqRow + below * dq.rowStride(), dq.rowStride(), true);
             }
         }
         for (int r = 0; r < bc; r++) {
