@@ -225,6 +225,22 @@ public class CpuBackend extends ReferenceBackend {
         return out;
     }
 
+    /**
+     * dst += src (autograd's accumulation of gradients) as one vector pass on the team, for a dst
+     * contiguous from its storage's start and a src {@link #binary} takes; else the reference.
+     */
+    @Override
+    public void addInto(Storage dst, Layout dstLayout, Storage src, Layout srcLayout) {
+        Broadcast ps = vector && Arrays.equals(dstLayout.shape(), srcLayout.shape()) ? Broadcast.of(srcLayout) : null;
+        if (ps == null || !dstLayout.isContiguous() || dstLayout.offset() != 0 || dst == src) {
+            super.addInto(dst, dstLayout, src, srcLayout);
+            return;
+        }
+        float[] to = floats("addInto", dst, dstLayout), from = floats("addInto", src, srcLayout);
+        // in place: each element (each vector) is read before it is written
+        VectorElementwise.binary(BinaryOp.ADD, to, Broadcast.of(dstLayout), from, ps, to, dstLayout.numel());
+    }
+
     // ---- reductions ----------------------------------------------------------------------------
 
     /** SUM/MAX/MIN of a contiguous x over its trailing dims (last, or all) or its leading dims; else the reference. */

@@ -52,6 +52,29 @@ class CpuElementwiseTest {
         compareUnary(op, data, new Layout(new int[] {4, 31}, new int[] {0, 1}, 5));     // broadcast: fallback
     }
 
+    @Test
+    void addIntoGivesTheReferenceBitsInPlaceForEverySourceLayout() {
+        int rows = 37, cols = 45;
+        float[] dst = random(8, rows * cols, 3f), src = random(9, 1 + rows * cols, 3f);
+        Layout d = Layout.contiguous(rows, cols);
+        Layout[] sources = {
+                new Layout(new int[] {rows, cols}, new int[] {cols, 1}, 1),    // contiguous from an offset
+                new Layout(new int[] {rows, cols}, new int[] {0, 1}, 0),       // a row broadcast (a bias's gradient)
+                new Layout(new int[] {rows, cols}, new int[] {1, 0}, 0),       // a column broadcast
+                new Layout(new int[] {rows, cols}, new int[] {1, rows}, 0)};   // transposed: the reference's path
+        for (Layout s : sources) {
+            Storage r = upload(REF, dst), c = upload(CPU, dst);
+            REF.addInto(r, d, upload(REF, src), s);
+            CPU.addInto(c, d, upload(CPU, src), s);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(read(REF, r, rows, cols), read(CPU, c, rows, cols), "src " + s);
+        }
+        // the destination itself as the source: twice each element
+        Storage c = upload(CPU, dst);
+        CPU.addInto(c, d, c, d);
+        float[] twice = read(CPU, c, rows, cols);
+        for (int i = 0; i < twice.length; i++) org.junit.jupiter.api.Assertions.assertEquals(dst[i] + dst[i], twice[i]);
+    }
+
     @ParameterizedTest
     @EnumSource(UnaryOp.class)
     void unaryKeepsSpecialValues(UnaryOp op) {

@@ -1,5 +1,7 @@
 package dev.symbiont.core.autograd;
 
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.AllocationOrder;
 import dev.symbiont.core.backend.Storage;
@@ -190,11 +192,29 @@ public final class Autograd {
             if (grad != null) used.add(grad);
         }
 
-        /** earlier + g, both then used up. */
+        /**
+         * earlier + g. Into earlier's own buffer when nothing else can read it (made during this pass,
+         * pending nowhere else, kept by no leaf, dense float32 of g's shape), as PyTorch's engine
+         * accumulates a node's input buffer: no new buffer for every fan-in of the graph (a residual
+         * stream, q, k and v's shared input). Else out of place, both then used up.
+         */
         Tensor sum(Tensor earlier, Tensor g) {
-            used.add(earlier);
             used.add(g);
+            if (exclusive(earlier) && !keptByLeaves.contains(earlier.storage()) && addsInPlace(earlier, g)) {
+                try (var p = Profiler.op("add_", OpCategory.ELEMENTWISE, earlier.numel(), 12L * earlier.numel())) {
+                    earlier.backend().addInto(earlier.storage(), earlier.layout(), g.storage(), g.layout());
+                }
+                return earlier;
+            }
+            used.add(earlier);
             return earlier.add(g);
+        }
+
+        private static boolean addsInPlace(Tensor into, Tensor g) {
+            Layout l = into.layout();
+            return into.dtype() == DType.FLOAT32 && g.dtype() == DType.FLOAT32 && into.backend() == g.backend()
+                    && Arrays.equals(into.shape(), g.shape()) && into.storage() != g.storage()
+                    && l.isContiguous() && l.offset() == 0 && l.numel() == into.storage().size();
         }
 
         /** A leaf was handed {@code grad}: it either kept the storage as its gradient or used it up. */

@@ -10,6 +10,8 @@ import dev.symbiont.core.backend.ReleaseCheck;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;
 
+import dev.symbiont.core.profile.Profiler;
+import dev.symbiont.core.profile.ProfilerSession;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -69,6 +71,27 @@ class AutogradFreeingTest {
         float[] grad = x.grad().toFloatArray();
         float[] y = x.detach().mul(2.0).tanh().toFloatArray();
         for (int i = 0; i < grad.length; i++) assertEquals(2 * (1 - y[i] * y[i]), grad[i], 1e-5);
+    }
+
+    @Test
+    void aFanInsGradientsAreSummedInPlaceIntoOneAutogradMadeNeverIntoTheCallers() {
+        List<Tensor> seen = new ArrayList<>();
+        Tensor x = Tensor.randn(g, 4, 8).requiresGrad(true);
+        try (ProfilerSession p = Profiler.start()) {
+            Tensor s = spy(x.tanh(), seen);
+            s.mul(2.0).add(s.mul(3.0)).add(s.mul(4.0)).sum().backward();
+            // three gradients reach the spy: the second and third are added into the first's buffer
+            assertEquals(2, p.report().op("add_").orElseThrow().calls());
+        }
+        assertArrayEquals(Tensor.full(9f, 4, 8).toFloatArray(), seen.get(0).toFloatArray());
+        float[] t = x.detach().tanh().toFloatArray(), grad = x.grad().toFloatArray();
+        for (int i = 0; i < grad.length; i++) assertEquals(9 * (1 - t[i] * t[i]), grad[i], 1e-5);
+
+        // y = u + 2u: add's rule hands the caller's gradient on to u as it is; 2·gradient then joins it out of place
+        Tensor gradient = Tensor.randn(g, 4, 8), kept = gradient.clone();
+        Tensor u = Tensor.randn(g, 4, 8).requiresGrad(true).tanh();
+        u.add(u.mul(2.0)).backward(gradient);
+        assertArrayEquals(kept.toFloatArray(), gradient.toFloatArray(), "the caller's gradient is unchanged");
     }
 
     @Test
