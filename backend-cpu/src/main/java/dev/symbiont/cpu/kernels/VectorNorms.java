@@ -122,8 +122,9 @@ public final class VectorNorms {
     /**
      * Per row: xhat = (x − mean)·rstd, gxhat = g·w,
      * gx = (gxhat − [mean(gxhat)] − xhat·mean(gxhat·xhat))·rstd, the bracket only for layer norm;
-     * gw += g·xhat, gb += g; then gx += gAdd when gAdd is given. Two passes over the row ({@link #rowSums}, {@link #rowGrad}), each a
-     * method of its own so C2 compiles it whole (see {@link ElementLoops} on its node budget).
+     * gw += g·xhat, gb += g; then gx += gAdd when gAdd is given. Two passes over the row ({@link #rowSums},
+     * then {@link #rowGrad}, or {@link #rowGradPlus} with gAdd), each a method of its own so C2 compiles
+     * it whole (see {@link ElementLoops} on its node budget).
      */
     private static void backward(Rows g, Rows x, int rows, int cols, float[] w, int wOff, Rows mean, Rows rstd,
                                  Rows gAdd, float[] gx, float[] gw, float[] gb) {
