@@ -12,8 +12,9 @@ import java.util.Locale;
 
 /**
  * The profiler's table for the GPT block training step of {@link GptBlockBenchmark} (seq 256):
- * ten forward + backward steps after a warm-up, then the share of matmul time — the articles'
- * claim is that matmuls take over 80% of a Transformer layer.
+ * 30 forward + backward steps after 60 of warm-up (enough for C2 to have compiled every kernel
+ * it runs), then the share of matmul time — the articles' claim is that matmuls take over 80% of
+ * a Transformer layer.
  *
  * <p>Run: {@code java --add-modules jdk.incubator.vector -cp benchmarks/target/benchmarks.jar dev.symbiont.bench.GptBlockProfile [seq]}
  */
@@ -22,10 +23,10 @@ public final class GptBlockProfile {
         int seq = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         TransformerBlock block = GptBlockBenchmark.newBlock();
         Tensor x = Tensor.randn(new Generator(1), GptBlockBenchmark.BATCH, seq, GptBlockBenchmark.D_MODEL).requiresGrad(true);
-        for (int i = 0; i < 20; i++) step(block, x);
+        for (int i = 0; i < 60; i++) step(block, x);
         ProfileReport report;
         try (ProfilerSession session = Profiler.start("gpt block, seq " + seq)) {
-            for (int i = 0; i < 10; i++) step(block, x);
+            for (int i = 0; i < 30; i++) step(block, x);
             report = session.report();
         }
         System.out.println(report.table());
