@@ -99,6 +99,14 @@ public record Layout(int[] shape, int[] strides, int offset) {
         return true;
     }
 
+    /**
+     * Contiguous from index 0 over exactly {@code storageSize} elements: a tensor laid out so is
+     * the whole of its storage, and no other view can see a part of it that this one does not.
+     */
+    public boolean coversWhole(long storageSize) {
+        return isContiguous() && offset == 0 && numel() == storageSize;
+    }
+
     /** Storage index of the element at the given row-major linear position. */
     public int offsetOf(int linear) {
         int off = offset;

@@ -161,7 +161,7 @@ public final class Tensor {
 
     /** Contiguous over the whole of its storage: nothing else can be a view of the rest of it. */
     private static boolean dense(Tensor t) {
-        return t.layout.isContiguous() && t.layout.offset() == 0 && t.layout.numel() == t.storage.size();
+        return t.layout.coversWhole(t.storage.size());
     }
 
     /** Back-propagates from this single-element tensor. */

@@ -6,12 +6,12 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.linear.ReferenceLinear;
 import dev.symbiont.cpu.gemm.Gemm;
-import dev.symbiont.cpu.kernels.Broadcast;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.VectorActivationGrads;
 import dev.symbiont.cpu.kernels.VectorElementwise;
@@ -30,12 +30,14 @@ public final class CpuLinear implements LinearKernels {
     private static final LinearKernels REFERENCE = LinearKernels.FAMILY.reference();
     private static final String OP = "linear";
 
+    private final Backend backend;
     private final CpuTensors io;
     private final Gemm gemm;
     private final boolean vector;
 
     /** {@code vector} false: linear_gelu's GELU pass runs the reference's primitives (the scalar twin). */
     public CpuLinear(Backend backend, Gemm gemm, boolean vector) {
+        this.backend = backend;
         this.io = new CpuTensors(backend);
         this.gemm = gemm;
         this.vector = vector;
@@ -130,23 +132,16 @@ public final class CpuLinear implements LinearKernels {
     @Override
     public LinearGrads linearGeluBackward(Tensor gradY, Tensor derivative, Tensor x, Tensor weight, boolean input, boolean weightGrad,
                                           boolean bias) {
-        if (!vector || !denseFloats(gradY) || !denseFloats(derivative)) {
+        if (gradY.dtype() != DType.FLOAT32 || derivative.dtype() != DType.FLOAT32) {
             return linearBackward(gradY.mul(derivative), x, weight, input, weightGrad, bias);
         }
-        int n = gradY.numel();
-        HeapStorage dz = io.emptyFloats(n); // every element written below
-        VectorElementwise.binary(BinaryOp.MUL, HeapStorage.floats(OP, gradY.storage(), gradY.layout()), Broadcast.of(gradY.layout()),
-                HeapStorage.floats(OP, derivative.storage(), derivative.layout()), Broadcast.of(derivative.layout()), dz.floats(), n);
+        // the backend's own product, as gradY.mul runs it, without recording it as an op of its own
+        Storage dz = backend.binary(BinaryOp.MUL, gradY.storage(), gradY.layout(), derivative.storage(), derivative.layout());
         try {
-            return linearBackward(Tensor.of(dz, gradY.shape()), x, weight, input, weightGrad, bias);
+            return linearBackward(new Tensor(dz, Layout.contiguous(gradY.shape())), x, weight, input, weightGrad, bias);
         } finally {
             dz.release(); // the gradients are fresh buffers: none of them is dz
         }
-    }
-
-    /** A contiguous, non-empty float32 tensor on the heap: the vector product's operand. */
-    private static boolean denseFloats(Tensor t) {
-        return t.dtype() == DType.FLOAT32 && t.numel() > 0 && t.isContiguous() && t.storage() instanceof HeapStorage;
     }
 
     /** Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */

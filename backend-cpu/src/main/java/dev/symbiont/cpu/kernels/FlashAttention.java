@@ -51,7 +51,16 @@ public final class FlashAttention {
     /** False only in tests, to compare the split blocks with whole ones. */
     static volatile boolean splitDiagonal = true;
 
-    static int roundUp(int x, int m) { return (x + m - 1) / m * m; }
+    /**
+     * How many of the keys [j0, j0 + bc) a block of br query rows from i0 computes for its first
+     * {@link #TOP_ROWS} rows: bc, unless causality splits the block, then the first multiple of
+     * {@link #TOP_COLUMNS} past those rows' last visible key.
+     */
+    static int topKeys(Dims dims, boolean causal, int i0, int br, int j0, int bc) {
+        if (!causal || !splitDiagonal || br <= TOP_ROWS) return bc;
+        int visible = Math.max(0, dims.keyEnd(true, i0 + TOP_ROWS - 1) - j0);
+        return Math.min(bc, (visible + TOP_COLUMNS - 1) / TOP_COLUMNS * TOP_COLUMNS);
+    }
 
     /** The sizes of one attention call; query head h reads kv head h / (heads / kvHeads). */
     public record Dims(int batch, int heads, int kvHeads, int sq, int sk, int d) {
@@ -147,11 +156,10 @@ public final class FlashAttention {
         float[] o = t.o;
         Arrays.fill(o, 0, br * d, 0f);
         int keyEnd = dims.keyEnd(causal, i0 + br - 1); // the last row sees the most keys
-        int top = causal && splitDiagonal ? Math.min(br, TOP_ROWS) : br; // the block's first rows, which may stop sooner
         for (int j0 = 0; j0 < keyEnd; j0 += KEYS) {
             int bc = Math.min(KEYS, keyEnd - j0);
             // where the diagonal crosses this block, rows [0, top) see only its first bcTop keys
-            int bcTop = top < br ? Math.min(bc, roundUp(Math.max(0, dims.keyEnd(true, i0 + top - 1) - j0), TOP_COLUMNS)) : bc;
+            int bcTop = topKeys(dims, causal, i0, br, j0, bc), top = bcTop < bc ? TOP_ROWS : 0;
             int kBlock = keyBlock(dims, b * dims.kvHeads() + kh, j0), ldk = Math.min(KEYS, dims.sk() - j0);
             if (bcTop == bc) {
                 tm.mulAdd(br, bc, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, KEYS, false);

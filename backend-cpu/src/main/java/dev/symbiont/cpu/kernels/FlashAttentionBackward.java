@@ -149,11 +149,8 @@ public final class FlashAttentionBackward {
             int h = kh * dims.group() + g, bh = b * dims.heads() + h;
             for (int i0 = firstQuery; i0 < sq; i0 += ROWS) {
                 int br = Math.min(ROWS, sq - i0);
-                // where the diagonal crosses the step, rows [0, top) see only the block's first bcTop keys
-                int top = causal && FlashAttention.splitDiagonal ? Math.min(br, FlashAttention.TOP_ROWS) : br;
-                int bcTop = top < br ? Math.min(bc, FlashAttention.roundUp(Math.max(0, dims.keyEnd(true, i0 + top - 1) - j0),
-                        FlashAttention.TOP_COLUMNS)) : bc;
-                int below = bcTop == bc ? 0 : top; // rows with fewer keys than bc: [0, below)
+                // where the diagonal crosses the step, rows [0, below) see only the block's first bcTop keys
+                int bcTop = FlashAttention.topKeys(dims, causal, i0, br, j0, bc), below = bcTop < bc ? FlashAttention.TOP_ROWS : 0;
                 for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
                 rowsTimes(tm, below, bcTop, br, bc, d, t.qs, 0, d, t.kt, 0, BC, p);
                 for (int r = 0; r < br; r++) {

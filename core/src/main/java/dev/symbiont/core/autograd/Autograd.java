@@ -1,7 +1,6 @@
 package dev.symbiont.core.autograd;
 
 import dev.symbiont.core.DType;
-import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.AllocationOrder;
 import dev.symbiont.core.backend.Storage;
@@ -211,10 +210,9 @@ public final class Autograd {
         }
 
         private static boolean addsInPlace(Tensor into, Tensor g) {
-            Layout l = into.layout();
             return into.dtype() == DType.FLOAT32 && g.dtype() == DType.FLOAT32 && into.backend() == g.backend()
                     && Arrays.equals(into.shape(), g.shape()) && into.storage() != g.storage()
-                    && l.isContiguous() && l.offset() == 0 && l.numel() == into.storage().size();
+                    && into.layout().coversWhole(into.storage().size());
         }
 
         /** A leaf was handed {@code grad}: it either kept the storage as its gradient or used it up. */
