@@ -108,6 +108,7 @@ public final class Autograd {
         // Gradients of multi-output ops' later outputs, by output index, keyed by the first output's node.
         Map<GradFn, Tensor[]> pendingLater = new IdentityHashMap<>();
         Consumed consumed = new Consumed(passStart, live);
+        List<Storage> freedAfterPass = new ArrayList<>();
         put(pending, live, rootNode, gradOutput.detach());
         try (var scope = GradMode.disabled()) {
             for (int i = order.size() - 1; i >= 0; i--) {
@@ -146,7 +147,11 @@ public final class Autograd {
                 try (var profile = Profiler.backward(fn.name())) {
                     inputGrads = fn.apply(grads);
                 }
-                if (!retainGraph) fn.freeSaved();
+                if (!retainGraph) {
+                    fn.freeSaved();
+                    List<Storage> owned = fn.takeFreedAfterPass();
+                    if (owned != null) freedAfterPass.addAll(owned);
+                }
                 for (Tensor g : grads) consumed.add(g);
                 for (int j = 0; j < fn.inputCount() && j < inputGrads.length; j++) {
                     GradFn.Edge edge = fn.edge(j);
@@ -162,7 +167,22 @@ public final class Autograd {
                 }
                 consumed.releaseAll(); // after every input gradient is pending: one may share a consumed storage
             }
+            // every rule that could read them has run; a leaf's gradient is never one of them, but it stays if it were
+            for (Storage s : freedAfterPass) if (!consumed.keptByLeaf(s)) s.release();
         }
+    }
+
+    /**
+     * Gives {@code t}'s storage back to its backend once nothing can read it: now when no graph
+     * is being recorded and t has no node, else after the first backward pass that runs t's node
+     * without retaining the graph (every rule that saved t then has run). A tensor without a node
+     * while a graph is recorded is left to the collector: a rule may have saved it with no node of
+     * its own to follow. Only for buffers that nothing outside the graph reads — see {@link Intermediates}.
+     */
+    static void releaseWhenUnread(Tensor t) {
+        GradFn fn = t.gradFn();
+        if (fn != null) fn.releaseAfterPass(t.storage());
+        else if (!GradMode.isEnabled()) t.storage().release();
     }
 
     /**
@@ -214,6 +234,8 @@ public final class Autograd {
                     && Arrays.equals(into.shape(), g.shape()) && into.storage() != g.storage()
                     && into.layout().coversWhole(into.storage().size());
         }
+
+        boolean keptByLeaf(Storage s) { return keptByLeaves.contains(s); }
 
         /** A leaf was handed {@code grad}: it either kept the storage as its gradient or used it up. */
         void byLeaf(Tensor leaf, Tensor grad) {

@@ -1,6 +1,10 @@
 package dev.symbiont.core.autograd;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.Storage;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One recorded op: where the gradient of each input goes and the rule that turns the gradient
@@ -19,6 +23,8 @@ public final class GradFn {
     private final GradFn firstOutput;
     /** This output's place among its op's outputs (0 for the first); the first's node holds the count. */
     private final int outputIndex, outputs;
+    /** Storages given back once a backward pass that ran this node without retaining the graph ends (null: none). */
+    private List<Storage> freedAfterPass;
 
     GradFn(String name, Tensor[] inputs, BackwardRule rule) {
         this(name, inputs, 1, grads -> rule.backward(grads[0]));
@@ -79,6 +85,28 @@ public final class GradFn {
      * backward has used them: from here only other holders keep them alive.
      */
     void freeSaved() { rule = null; }
+
+    /**
+     * Releases {@code storage} when a backward pass that ran this node's rule without retaining
+     * the graph is over: for a buffer only this part of the graph reads (an intermediate
+     * activation, a derivative the rule saved for itself). Later outputs of a multi-output op
+     * hand it to the node of their first output, which runs the rule.
+     */
+    void releaseAfterPass(Storage storage) {
+        if (firstOutput != null) {
+            firstOutput.releaseAfterPass(storage);
+            return;
+        }
+        if (freedAfterPass == null) freedAfterPass = new ArrayList<>(2);
+        freedAfterPass.add(storage);
+    }
+
+    /** The storages {@link #releaseAfterPass} gathered, handed over once (null when none). */
+    List<Storage> takeFreedAfterPass() {
+        List<Storage> s = freedAfterPass;
+        freedAfterPass = null;
+        return s;
+    }
 
     @Override
     public String toString() { return name + "Backward"; }

@@ -2,6 +2,7 @@ package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.block.ChannelMixer;
@@ -42,10 +43,11 @@ public final class FeedForward extends ChannelMixer {
     /** x: (..., dModel) → (..., dModel). */
     @Override
     public Tensor forward(Tensor x) {
+        Intermediates temps = Intermediates.begin();
         Tensor y = kind == MlpKind.GELU
-                ? proj.forward(fc.forwardGelu(x))                           // fc and GELU as one fused op
-                : w2.forward(w1.forwardSwiglu(w3, x));                      // w1, w3 and the gate as one op
-        return dropout.forward(y);
+                ? proj.forward(temps.add(fc.forwardGelu(x)))                // fc and GELU as one fused op
+                : w2.forward(temps.add(w1.forwardSwiglu(w3, x)));           // w1, w3 and the gate as one op
+        return temps.releaseAfter(dropout.forward(y));                      // the hidden activations back to the pool
     }
 
     @Override

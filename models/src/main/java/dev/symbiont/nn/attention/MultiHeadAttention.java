@@ -2,6 +2,7 @@ package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.core.fused.attention.Attention;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Linear;
@@ -94,6 +95,9 @@ public final class MultiHeadAttention extends SequenceMixer {
                     + "), got " + Arrays.toString(x.shape()));
         }
         int batch = x.size(0), seq = x.size(1), kvWidth = kvHeads * headDim;
+        // q, k, v and the heads' output go back to the pool once nothing reads them; not with a
+        // cache, which keeps the keys and values it is given
+        Intermediates temps = Intermediates.begin();
         Tensor q, k, v;
         if (qkv != null) {
             // Three products with row slices of the one qkv weight: the same numbers as slicing
@@ -106,13 +110,13 @@ public final class MultiHeadAttention extends SequenceMixer {
             k = kProj.forward(x);
             v = vProj.forward(x);
         }
-        q = splitHeads(q, batch, seq, heads);
-        k = splitHeads(k, batch, seq, kvHeads);
-        v = splitHeads(v, batch, seq, kvHeads);
+        q = splitHeads(temps.add(q), batch, seq, heads);
+        k = splitHeads(temps.add(k), batch, seq, kvHeads);
+        v = splitHeads(temps.add(v), batch, seq, kvHeads);
         int offset = cache == null ? 0 : cache.length();
         if (rope != null) {
-            q = rope.apply(q, offset);
-            k = rope.apply(k, offset);
+            q = temps.add(rope.apply(q, offset));
+            k = temps.add(rope.apply(k, offset));
         }
         if (cache != null) {
             KvCache.Kv all = cache.append(k, v);
@@ -124,8 +128,9 @@ public final class MultiHeadAttention extends SequenceMixer {
                 ? MaterializedAttention.attend(q, k, v, mask, causal, scale, attnDropout)
                 : Attention.scaledDotProductAttention(q, k, v, mask, causal, scale);
         // concat(head_1..head_H): a view when the kernel wrote y in q's (batch, seq, heads, headDim) order
-        y = y.transpose(1, 2).reshape(batch, seq, dModel);
-        return residDropout.forward(out.forward(y));
+        y = temps.add(y).transpose(1, 2).reshape(batch, seq, dModel);
+        Tensor result = residDropout.forward(out.forward(temps.add(y)));
+        return cache == null ? temps.releaseAfter(result) : result;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.symbiont.nn.block;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Module;
 import dev.symbiont.nn.ModuleList;
@@ -63,8 +64,10 @@ public final class DecoderStack extends Module {
             throw new IllegalArgumentException("DecoderStack: the decoding state has " + state.layers() + " layers, the stack has "
                     + blocks.size() + " blocks");
         }
-        for (int i = 0; i < blocks.size(); i++) x = blocks.get(i).forward(x, mask, true, state == null ? null : state.layer(i));
-        return normF.forward(x);
+        Intermediates residuals = Intermediates.begin(); // each block's output is read by the next block (or norm_f) only
+        for (int i = 0; i < blocks.size(); i++) x = residuals.add(blocks.get(i).forward(x, mask, true, state == null ? null : state.layer(i)));
+        Tensor y = normF.forward(x);
+        return state == null ? residuals.releaseAfter(y) : y;
     }
 
     /** An empty decoding state for this stack, each block's of its own kind, for up to {@code maxLength} positions. */

@@ -2,6 +2,7 @@ package dev.symbiont.nn.block;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.DropPath;
@@ -86,15 +87,22 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
     }
 
     private Tensor compute(Tensor x, MixerContext context) {
-        Tensor mixed = dropped(dropPath1, sequenceMixer.forward(norm1.forward(x), context));
-        if (channelMixer == null) return x.add(mixed);
-        if (norm2 instanceof LayerNorm ln) {
+        // what the block makes for itself goes back to the pool once nothing reads it; a decoding
+        // state may keep what its mixer was given, so a decoding step releases nothing
+        Intermediates temps = Intermediates.begin();
+        Tensor mixed = temps.add(dropped(dropPath1, sequenceMixer.forward(temps.add(norm1.forward(x)), context)));
+        Tensor y;
+        if (channelMixer == null) {
+            y = x.add(mixed);
+        } else if (norm2 instanceof LayerNorm ln) {
             // h = x + mixed and Norm₂(h) in one fused pass, forward and backward; the same values.
             Normalization.AddNorm h = ln.forwardAdd(x, mixed);
-            return h.sum().add(dropped(dropPath2, channelMixer.forward(h.output())));
+            y = temps.add(h.sum()).add(temps.add(dropped(dropPath2, channelMixer.forward(temps.add(h.output())))));
+        } else {
+            Tensor h = temps.add(x.add(mixed));
+            y = h.add(temps.add(dropped(dropPath2, channelMixer.forward(temps.add(norm2.forward(h))))));
         }
-        Tensor h = x.add(mixed);
-        return h.add(dropped(dropPath2, channelMixer.forward(norm2.forward(h))));
+        return context.state() == null ? temps.releaseAfter(y) : y;
     }
 
     private static Tensor dropped(DropPath dropPath, Tensor branch) { return dropPath == null ? branch : dropPath.forward(branch); }

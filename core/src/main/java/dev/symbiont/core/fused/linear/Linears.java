@@ -4,6 +4,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.ops.Checks;
@@ -60,9 +61,11 @@ public final class Linears {
         boolean recorded = GradMode.isEnabled() && (f.needs[0] || f.needs[1] || f.needs[2]);
         // GELU costs about as much as 14 multiply-adds per element (erfc's polynomial, an exponential)
         long geluFlops = 14L * f.rows * f.out;
-        return LINEAR_GELU.run(x.backend(), f.flops() + geluFlops, f.bytes() + (recorded ? 4L * f.rows * f.out : 0),
+        Tensor[] derivative = new Tensor[1];
+        Tensor y = LINEAR_GELU.run(x.backend(), f.flops() + geluFlops, f.bytes() + (recorded ? 4L * f.rows * f.out : 0),
                 k -> {
                     LinearKernels.LinearGelu r = k.linearGelu(f.x, f.w, f.b, recorded);
+                    derivative[0] = r.derivative();
                     return new FusedOp.Result<>(r.output().reshape(f.outShape), new Tensor[] {f.x, r.derivative()});
                 },
                 (k, saved, g) -> {
@@ -71,6 +74,8 @@ public final class Linears {
                             f.needs[0], f.needs[1], f.needs[2]));
                 },
                 x, weight, bias);
+        Intermediates.savedOnlyBy(y, derivative[0]); // GELU′ is this op's own: the pool has it back after backward
+        return y;
     }
 
     /**
