@@ -10,6 +10,7 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.cpu.kernels.FlashAttention;
 import dev.symbiont.cpu.kernels.FlashAttentionBackward;
+import dev.symbiont.cpu.kernels.FloatScratch;
 import dev.symbiont.cpu.kernels.HeadRows;
 import dev.symbiont.cpu.kernels.StridedCopy;
 import dev.symbiont.cpu.kernels.TileMath;
@@ -51,9 +52,9 @@ public final class CpuAttention implements AttentionKernels {
         Layout outLayout = rowsLike(q.layout());
         HeapStorage out = io.emptyFloats(q.numel()); // every row written
         HeapStorage lse = io.newFloats(dims.batch() * dims.heads() * dims.sq());
-        try (Widened w = new Widened()) {
+        try (CallBuffers w = new CallBuffers()) {
             FlashAttention.forward(math, dims, headRows(OP, q, w), headRows(OP, k, w), headRows(OP, v, w),
-                    maskRows(OP, mask, dims), causal, (float) scale, HeadRows.of(out.floats(), outLayout), lse.floats());
+                    maskRows(OP, mask, dims), causal, (float) scale, HeadRows.of(out.floats(), outLayout), lse.floats(), w);
         }
         return new AttentionResult(new Tensor(out, outLayout), Tensor.of(lse, dims.batch(), dims.heads(), dims.sq()));
     }
@@ -73,10 +74,10 @@ public final class CpuAttention implements AttentionKernels {
         HeapStorage dk = io.emptyFloats(k.numel()), dv = io.emptyFloats(k.numel()); // every row stored once
         HeapStorage.floats(op, logsumexp.storage(), logsumexp.layout());
         float[] lse = io.copyOf(logsumexp); // (batch, heads, sq): small
-        try (Widened w = new Widened()) {
+        try (CallBuffers w = new CallBuffers()) {
             FlashAttentionBackward.backward(math, dims, headRows(op, q, w), headRows(op, k, w), headRows(op, v, w),
                     maskRows(op, mask, dims), causal, (float) scale, headRows(op, out, w), headRows(op, gradOut, w), lse,
-                    HeadRows.of(dq.floats(), dqLayout), HeadRows.of(dk.floats(), dkLayout), HeadRows.of(dv.floats(), dvLayout));
+                    HeadRows.of(dq.floats(), dqLayout), HeadRows.of(dk.floats(), dkLayout), HeadRows.of(dv.floats(), dvLayout), w);
         }
         return new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(dk, dkLayout), new Tensor(dv, dvLayout));
     }
@@ -103,17 +104,27 @@ public final class CpuAttention implements AttentionKernels {
         return new Layout(shape, strides, 0);
     }
 
-    /** The float32 copies of low-precision inputs made for one call: tracked, pooled, released when it returns. */
-    private static final class Widened implements AutoCloseable {
-        private final List<Storage> copies = new ArrayList<>(3);
+    /**
+     * The float32 buffers of one call — copies of low-precision inputs, the kernel's scratch —
+     * tracked, taken from the pool and released when the call returns. The kernel's tasks take
+     * scratch concurrently.
+     */
+    private final class CallBuffers implements FloatScratch, AutoCloseable {
+        private final List<Storage> buffers = new ArrayList<>(4);
 
-        Storage keep(Storage s) {
-            copies.add(s);
+        synchronized Storage keep(Storage s) {
+            buffers.add(s);
             return s;
         }
 
         @Override
-        public void close() { copies.forEach(Storage::release); }
+        public float[] empty(int n) { return HeapStorage.of(keep(io.emptyFloats(n))).floats(); }
+
+        @Override
+        public float[] zeros(int n) { return HeapStorage.of(keep(io.newFloats(n))).floats(); }
+
+        @Override
+        public synchronized void close() { buffers.forEach(Storage::release); }
     }
 
     /**
@@ -165,11 +176,11 @@ public final class CpuAttention implements AttentionKernels {
      * (any row and head strides, e.g. a head-split projection); a low-precision one widened to
      * float32 for the call; else a contiguous scratch copy.
      */
-    private HeadRows headRows(String op, Tensor t, Widened widened) {
+    private HeadRows headRows(String op, Tensor t, CallBuffers buffers) {
         Layout l = t.layout();
         if (t.dtype() != DType.FLOAT32) {
             HeapStorage.checked(op, t.storage(), l);
-            float[] wide = HeapStorage.of(widened.keep(backend.cast(t.storage(), l, DType.FLOAT32))).floats();
+            float[] wide = HeapStorage.of(buffers.keep(backend.cast(t.storage(), l, DType.FLOAT32))).floats();
             return HeadRows.contiguous(wide, l.size(1), l.size(2), l.size(3));
         }
         float[] data = HeapStorage.floats(op, t.storage(), l);

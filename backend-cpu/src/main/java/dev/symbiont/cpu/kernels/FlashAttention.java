@@ -91,12 +91,13 @@ public final class FlashAttention {
      *             buffer seen as (batch, heads, sq, d) makes merging the heads afterwards free
      * @param k    as q, with kvHeads heads and sk rows; {@code v} likewise
      * @param mask null or the additive mask broadcast to (batch, heads, sq, sk)
+     * @param scratch where the call's transposed keys and packed values come from
      */
     public static void forward(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
-                               boolean causal, float scale, HeadRows out, float[] lse) {
+                               boolean causal, float scale, HeadRows out, float[] lse, FloatScratch scratch) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
-        float[] kt = transposedKeyBlocks(tm, dims, k);
-        HeadRows vRows = rereadEnough(qBlocks) ? v.packed(dims.batch(), dims.kvHeads(), dims.sk(), d) : v;
+        float[] kt = transposedKeyBlocks(tm, dims, k, scratch);
+        HeadRows vRows = rereadEnough(qBlocks) ? v.packed(dims.batch(), dims.kvHeads(), dims.sk(), d, scratch) : v;
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
@@ -112,9 +113,9 @@ public final class FlashAttention {
      * Each query block of a head reads them all, so transposing per query block (as the scratch
      * used to) repeated the copy sq / BR times. Exactly k's size, so it fits an int index.
      */
-    private static float[] transposedKeyBlocks(TileMath tm, Dims dims, HeadRows k) {
+    private static float[] transposedKeyBlocks(TileMath tm, Dims dims, HeadRows k, FloatScratch scratch) {
         int kBlocks = (dims.sk() + KEYS - 1) / KEYS, d = dims.d();
-        float[] kt = new float[dims.batch() * dims.kvHeads() * dims.sk() * d];
+        float[] kt = scratch.empty(dims.batch() * dims.kvHeads() * dims.sk() * d); // every block written
         Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
             for (int item = from; item < to; item++) {
                 int bkh = item / kBlocks, j0 = (item % kBlocks) * KEYS, bc = Math.min(KEYS, dims.sk() - j0);

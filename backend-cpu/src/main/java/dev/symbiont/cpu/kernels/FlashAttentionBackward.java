@@ -48,12 +48,13 @@ public final class FlashAttentionBackward {
      *
      * @param out     the forward's output; {@code gradOut} its gradient (rows of d consecutive elements)
      * @param lse     the forward's logsumexp, contiguous (batch, heads, sq)
+     * @param scratch where the call's packed rows, row dots and dQ sums come from
      */
     public static void backward(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                 boolean causal, float scale, HeadRows out, HeadRows gradOut, float[] lse,
-                                HeadRows dq, HeadRows dk, HeadRows dv) {
+                                HeadRows dq, HeadRows dk, HeadRows dv, FloatScratch scratch) {
         int d = dims.d(), sq = dims.sq(), heads = dims.heads();
-        float[] rowDot = new float[dims.batch() * heads * sq];
+        float[] rowDot = scratch.empty(dims.batch() * heads * sq); // every row's dot written
         Parallel.forRange(rowDot.length, Parallel.rowGrain(d), (from, to) -> {
             for (int row = from; row < to; row++) {
                 int bh = row / sq, i = row % sq, b = bh / heads, h = bh % heads;
@@ -68,10 +69,10 @@ public final class FlashAttentionBackward {
         float[][] partial = splits > 1 ? new float[kvCount * splits][] : null;
         // every key block rereads q and dO and adds into dQ: all three in rows back to back (see HeadRows.packed)
         boolean pack = FlashAttention.rereadEnough(keyBlocks);
-        HeadRows qRows = pack ? q.packed(dims.batch(), heads, sq, d) : q;
-        HeadRows dO = pack ? gradOut.packed(dims.batch(), heads, sq, d) : gradOut;
+        HeadRows qRows = pack ? q.packed(dims.batch(), heads, sq, d, scratch) : q;
+        HeadRows dO = pack ? gradOut.packed(dims.batch(), heads, sq, d, scratch) : gradOut;
         HeadRows dqRows = partial != null || dq.isPacked(heads, sq, d) ? dq
-                : HeadRows.contiguous(new float[dims.batch() * heads * sq * d], heads, sq, d);
+                : HeadRows.contiguous(scratch.zeros(dims.batch() * heads * sq * d), heads, sq, d);
         Parallel.forRange(kvCount * splits, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
@@ -80,7 +81,7 @@ public final class FlashAttentionBackward {
                 HeadRows target = dqRows;
                 int tb = kv / dims.kvHeads(), th = kv % dims.kvHeads() * dims.group();
                 if (partial != null) {
-                    target = HeadRows.contiguous(partial[item] = new float[groupRows * d], dims.group(), sq, d);
+                    target = HeadRows.contiguous(partial[item] = scratch.zeros(groupRows * d), dims.group(), sq, d);
                     tb = th = 0;
                 }
                 for (int kb = split; kb < keyBlocks; kb += splits) {

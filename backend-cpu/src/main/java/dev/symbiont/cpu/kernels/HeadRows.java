@@ -34,12 +34,19 @@ public record HeadRows(float[] data, int offset, int batchStride, int headStride
      * them read as a product's operand maps onto a few L1 sets (at 2 KiB apart, 8 of Zen 4's 64).
      */
     public HeadRows packed(int batch, int heads, int rows, int cols) {
+        return packed(batch, heads, rows, cols, FloatScratch.FRESH);
+    }
+
+    /** {@link #packed(int, int, int, int)} into an array from {@code scratch}. */
+    public HeadRows packed(int batch, int heads, int rows, int cols, FloatScratch scratch) {
         if (isPacked(heads, rows, cols)) {
             return this;
         }
-        Layout layout = new Layout(new int[] {batch, heads, rows, cols},
-                new int[] {batchStride, headStride, rowStride, colStride}, offset);
-        return contiguous((float[]) StridedCopy.toContiguous(data, DType.FLOAT32, layout), heads, rows, cols);
+        int[] shape = {batch, heads, rows, cols};
+        Layout layout = new Layout(shape, new int[] {batchStride, headStride, rowStride, colStride}, offset);
+        float[] out = scratch.empty(layout.numel()); // every element copied
+        StridedCopy.copy(data, layout, out, Layout.contiguous(shape));
+        return contiguous(out, heads, rows, cols);
     }
 
     /** {@code data} read through a 4-D layout's offset and strides. */

@@ -50,11 +50,11 @@ class FlashAttentionDiagonalTest {
         float[] out = new float[q.length], lse = new float[batch * heads * sq];
         float scale = (float) (1 / Math.sqrt(d));
         FlashAttention.forward(tm, dims, rows(q, heads, sq, d), rows(k, kvHeads, sk, d), rows(v, kvHeads, sk, d), maskRows, true, scale,
-                rows(out, heads, sq, d), lse);
+                rows(out, heads, sq, d), lse, FloatScratch.FRESH);
         float[] dq = new float[q.length], dk = new float[k.length], dv = new float[v.length];
         FlashAttentionBackward.backward(tm, dims, rows(q, heads, sq, d), rows(k, kvHeads, sk, d), rows(v, kvHeads, sk, d), maskRows,
                 true, scale, rows(out, heads, sq, d), rows(gradOut, heads, sq, d), lse,
-                rows(dq, heads, sq, d), rows(dk, kvHeads, sk, d), rows(dv, kvHeads, sk, d));
+                rows(dq, heads, sq, d), rows(dk, kvHeads, sk, d), rows(dv, kvHeads, sk, d), FloatScratch.FRESH);
         return new float[][] {out, lse, dq, dk, dv};
     }
 
