@@ -418,12 +418,14 @@ public final class VectorGemm implements Gemm {
      */
     private void splitK(Problem pr, int parts) {
         Problem[] slices = new Problem[parts];
+        // the partial Cs: this thread's array from the last split, not a new one per call (every slice overwrites its C)
+        float[] partials = SCRATCH.get().partials((parts - 1) * pr.m * pr.n);
         for (int t = 0; t < parts; t++) {
             int k0 = (int) ((long) pr.k * t / parts), k1 = (int) ((long) pr.k * (t + 1) / parts);
             boolean first = t == 0;
             slices[t] = new Problem(pr.m, pr.n, k1 - k0,
                     pr.a, pr.aOff + k0 * pr.aCs, pr.aRs, pr.aCs, pr.b, pr.bOff + k0 * pr.bRs, pr.bRs, pr.bCs,
-                    first ? pr.c : new float[pr.m * pr.n], first ? pr.cOff : 0, first ? pr.ldc : pr.n,
+                    first ? pr.c : partials, first ? pr.cOff : (t - 1) * pr.m * pr.n, first ? pr.ldc : pr.n,
                     first ? pr.bias : null, pr.biasOff,
                     first || pr.sums == null ? pr.sums : new float[pr.m], first ? pr.sumsOff : 0, first && pr.addToC);
         }
@@ -432,7 +434,7 @@ public final class VectorGemm implements Gemm {
         int blocks = Math.min(pr.m, REDUCE_BLOCKS);
         runner.run(blocks, blk -> {
             for (int i = (int) ((long) pr.m * blk / blocks), end = (int) ((long) pr.m * (blk + 1) / blocks); i < end; i++) {
-                for (int t = 1; t < parts; t++) VectorGemmKernels.addInto(pr.c, pr.cOff + i * pr.ldc, slices[t].c, i * pr.n, pr.n);
+                for (int t = 1; t < parts; t++) VectorGemmKernels.addInto(pr.c, pr.cOff + i * pr.ldc, partials, slices[t].cOff + i * pr.n, pr.n);
             }
         });
         for (int t = 1; pr.sums != null && t < parts; t++) {
@@ -538,6 +540,16 @@ public final class VectorGemm implements Gemm {
                 b = new float[size];
             }
             return b;
+        }
+
+        private float[] partials = new float[0];
+
+        /** At least {@code size} floats of unspecified contents for a k split's partial Cs. */
+        float[] partials(int size) {
+            if (partials.length < size) {
+                partials = new float[size];
+            }
+            return partials;
         }
     }
 

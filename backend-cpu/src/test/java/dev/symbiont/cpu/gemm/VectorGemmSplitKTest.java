@@ -53,6 +53,14 @@ class VectorGemmSplitKTest {
     }
 
     @Test
+    void should_match_the_reference_when_a_split_reuses_the_partials_a_larger_one_left() {
+        Random rnd = new Random(13);
+        check(TWO, 64, 48, 4096, Layout.TRANSPOSED, rnd);   // leaves its partial C in this thread's scratch
+        check(TWO, 33, 17, 3001, Layout.TRANSPOSED, rnd);   // written over, never added to
+        check(TWO, 33, 17, 3001, Layout.ROW_MAJOR, rnd);
+    }
+
+    @Test
     void should_give_the_bits_of_the_slices_added_in_order() {
         Random rnd = new Random(12);
         int m = 37, n = 29, k = 3001, parts = 3;
