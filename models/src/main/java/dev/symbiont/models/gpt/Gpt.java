@@ -2,6 +2,7 @@ package dev.symbiont.models.gpt;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.models.CausalLM;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Embedding;
@@ -154,13 +155,15 @@ public final class Gpt extends CausalLM {
             throw new IllegalArgumentException("Gpt: positions " + offset + ".." + (offset + seq - 1) + " exceed maxSeq " + config.maxSeq()
                     + (state == null ? "" : " (" + offset + " decoded + " + seq + " new)"));
         }
-        Tensor x = tokEmb.forward(ids);                                             // (batch, seq, dModel)
+        Intermediates temps = Intermediates.begin();                                // the pool has them back once unread
+        Tensor x = temps.add(tokEmb.forward(ids));                                  // (batch, seq, dModel)
         if (posEmb != null) {
             // Positions offset..offset+seq−1 are consecutive rows of the table: a view, no id tensor to upload.
-            x = x.add(posEmb.weight().value().narrow(0, offset, seq));              // + (seq, dModel)
+            x = temps.add(x.add(posEmb.weight().value().narrow(0, offset, seq)));   // + (seq, dModel)
         }
-        x = decoder.forward(drop.forward(x), null, state);
-        return lmHead.forward(x);
+        x = temps.add(decoder.forward(temps.add(drop.forward(x)), null, state));
+        Tensor logits = lmHead.forward(x);
+        return state == null ? temps.releaseAfter(logits) : logits;
     }
 
     /** An empty decoding state (a KV cache per block) for up to {@code maxLength} (≤ maxSeq) positions. */
