@@ -3,6 +3,7 @@ package dev.symbiont.core.autograd;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Storage;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,8 +24,12 @@ public final class GradFn {
     private final GradFn firstOutput;
     /** This output's place among its op's outputs (0 for the first); the first's node holds the count. */
     private final int outputIndex, outputs;
-    /** Storages given back once a backward pass that ran this node without retaining the graph ends (null: none). */
-    private List<Storage> freedAfterPass;
+    /**
+     * Storages given back once a backward pass that ran this node without retaining the graph ends
+     * (null: none). Held weakly: one that no rule saved is the collector's as soon as the forward
+     * drops it, so the graph keeps no more memory alive than before.
+     */
+    private List<WeakReference<Storage>> freedAfterPass;
 
     GradFn(String name, Tensor[] inputs, BackwardRule rule) {
         this(name, inputs, 1, grads -> rule.backward(grads[0]));
@@ -98,14 +103,19 @@ public final class GradFn {
             return;
         }
         if (freedAfterPass == null) freedAfterPass = new ArrayList<>(2);
-        freedAfterPass.add(storage);
+        freedAfterPass.add(new WeakReference<>(storage));
     }
 
-    /** The storages {@link #releaseAfterPass} gathered, handed over once (null when none). */
+    /** The storages {@link #releaseAfterPass} gathered that are still alive, handed over once (null when none). */
     List<Storage> takeFreedAfterPass() {
-        List<Storage> s = freedAfterPass;
+        if (freedAfterPass == null) return null;
+        List<Storage> alive = new ArrayList<>(freedAfterPass.size());
+        for (WeakReference<Storage> ref : freedAfterPass) {
+            Storage s = ref.get();
+            if (s != null) alive.add(s);
+        }
         freedAfterPass = null;
-        return s;
+        return alive;
     }
 
     @Override

@@ -3,11 +3,16 @@ package dev.symbiont.core.autograd;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.backend.MemoryTracker;
 import dev.symbiont.core.backend.ReleaseCheck;
+import dev.symbiont.core.backend.Storage;
 import org.junit.jupiter.api.Test;
+
+import java.lang.ref.WeakReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -47,6 +52,20 @@ class IntermediatesTest {
         }
         float[] t = x.detach().tanh().toFloatArray(), grad = x.grad().toFloatArray();
         for (int i = 0; i < t.length; i++) assertEqualsNear(2 * t[i] * (1 - t[i] * t[i]), grad[i]);
+    }
+
+    @Test
+    void theGraphDoesNotKeepAliveAnIntermediateNoRuleSaved() {
+        Tensor x = Tensor.randn(g, 64, 64).requiresGrad(true);
+        Intermediates temps = Intermediates.begin();
+        Tensor h = temps.add(x.add(2.0));                // add's rule keeps only shapes
+        WeakReference<Storage> storage = new WeakReference<>(h.storage());
+        Tensor y = temps.releaseAfter(h.sum());          // a sum keeps only the shape
+        h = null;
+        for (int i = 0; i < 20 && storage.get() != null; i++) MemoryTracker.collectGarbage();
+        assertNull(storage.get(), "the collector's once the forward dropped it, as before intermediates were marked");
+        y.backward();                                    // and backward has nothing left to release
+        assertArrayEquals(Tensor.ones(64, 64).toFloatArray(), x.grad().toFloatArray(), 0f);
     }
 
     @Test

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -57,7 +56,11 @@ class BlockActivationReuseTest {
         long handedOut = 1 + (x.numel() >= BufferPool.MIN_ELEMENTS ? 1 : 0);
         for (Parameter p : block.trainableParameters()) if (p.value().numel() >= BufferPool.MIN_ELEMENTS) handedOut++;
         assertTrue(misses[0] > 2 * handedOut, "the first step allocates its activations, got " + misses[0]);
-        assertEquals(handedOut, misses[2], "a later step takes everything else from the pool (first step: " + misses[0] + " new)");
+        // the three no rule saves (the mixers' outputs added to the stream, the stream between them) are held
+        // weakly until backward, and a collection in between gives them to the collector instead
+        long unsaved = 3;
+        assertTrue(misses[2] >= handedOut && misses[2] <= handedOut + unsaved,
+                "a later step takes everything else from the pool: " + misses[2] + " new against " + misses[0] + " in the first");
     }
 
     @Test
