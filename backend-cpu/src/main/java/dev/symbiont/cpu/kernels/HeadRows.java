@@ -1,6 +1,5 @@
 package dev.symbiont.cpu.kernels;
 
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 
 /**
