@@ -8,12 +8,17 @@ import java.util.function.LongSupplier;
  * (budgeted training, Li et al. 2020). The schedule is planned for {@code maxSteps}; a run with a
  * time limit stands at the further of where its steps and its clock put it:
  * <pre>
- *   p = max(step / maxSteps, p0 + (1 − p0) · elapsed / limit)      p0 = startStep / maxSteps (0 unless resumed)
+ *   p = max(step / maxSteps, p0 + (1 − p0) · (elapsed − w) / (limit − w))      p0 = startStep / maxSteps (0 unless resumed)
  *   schedule step = min(maxSteps, floor(p · maxSteps))
  * </pre>
- * so the schedule reaches its end when the time runs out, however many steps fit. Without a time
- * limit the schedule step is the step, so runs bounded by steps stay bit-identical. The clock is a
- * {@link LongSupplier} of nanoseconds ({@code System::nanoTime} in a run, a fake one in tests).
+ * so the schedule reaches its end when the time runs out, however many steps fit. {@code w} is
+ * the run's first step: it compiles the kernels and touches fresh memory, so it says nothing of
+ * the pace (a JIT-cold first step of seconds used to put a 100-step run's schedule a step ahead,
+ * by an amount that varied with the machine's load). The first step stands at its own step, and
+ * the clock spreads the schedule over the time left after it. Without a time limit, or with one
+ * the clock never catches up with, the schedule step is the step, so runs bounded by steps stay
+ * bit-identical. The clock is a {@link LongSupplier} of nanoseconds ({@code System::nanoTime} in a
+ * run, a fake one in tests).
  */
 final class ScheduleClock {
     private final long maxSteps;
@@ -21,10 +26,14 @@ final class ScheduleClock {
     private final long limitNanos;
     private final LongSupplier nanoTime;
     private final long startNanos;
+    private final long startStep;
+    /** Nanoseconds the run's first step took (0 until it has been looked up). */
+    private long warmUpNanos;
 
     /** Starts the clock now; {@code limit} null means the run is bounded by steps alone. */
     ScheduleClock(long maxSteps, long startStep, Duration limit, LongSupplier nanoTime) {
         this.maxSteps = maxSteps;
+        this.startStep = startStep;
         this.startFraction = Math.min(1, (double) startStep / maxSteps);
         this.limitNanos = limit == null ? 0 : Math.max(1, limit.toNanos());
         this.nanoTime = nanoTime;
@@ -40,10 +49,19 @@ final class ScheduleClock {
     /** Whether the run has used its time limit (never without one). */
     boolean timeUp() { return limitNanos > 0 && elapsedNanos() >= limitNanos; }
 
-    /** The step to look the lr up at before taking optimizer step {@code step} (counted from 0). */
+    /**
+     * The step to look the lr up at before taking optimizer step {@code step} (counted from 0).
+     * The run's first step is looked up at itself, and from then on the clock counts from there.
+     */
     long scheduleStep(long step) {
         if (limitNanos == 0) return step;
-        double byTime = startFraction + (1 - startFraction) * Math.min(1, (double) elapsedNanos() / limitNanos);
+        if (step == startStep) {
+            warmUpNanos = elapsedNanos();
+            return step;
+        }
+        long pacedNanos = limitNanos - warmUpNanos;
+        double timeShare = pacedNanos <= 0 ? 1 : Math.min(1, (double) (elapsedNanos() - warmUpNanos) / pacedNanos);
+        double byTime = startFraction + (1 - startFraction) * timeShare;
         return Math.max(step, Math.min(maxSteps, (long) Math.floor(byTime * maxSteps)));
     }
 }

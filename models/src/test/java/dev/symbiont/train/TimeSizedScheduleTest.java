@@ -74,8 +74,8 @@ class TimeSizedScheduleTest {
         assertEquals(20, r.steps());
         List<Double> lrs = column(metrics, "lr");
         assertEquals(20, lrs.size());
-        assertEquals(BASE * 0.5 * (1 + Math.cos(Math.PI * (100 - 50) / 950.0)) * (1 - MIN / BASE) + MIN, lrs.get(1), 1e-12,
-                "step 1 stands at 2 s of 20: schedule step 100");
+        assertEquals(BASE * 0.5 * (1 + Math.cos(Math.PI * (52 - 50) / 950.0)) * (1 - MIN / BASE) + MIN, lrs.get(1), 1e-12,
+                "step 1 stands at 1 s of the 19 left after the first step: schedule step 52");
         assertEquals(MIN, lrs.get(19), 1e-15, "the last step is at the schedule's end");
         for (int i = 2; i < 20; i++) assertTrue(lrs.get(i) < lrs.get(i - 1), "annealing at step " + i + ": " + lrs);
     }
@@ -83,10 +83,23 @@ class TimeSizedScheduleTest {
     @Test
     void should_train_a_run_that_stays_within_its_time_limit_exactly_as_one_without() throws Exception {
         AtomicLong now = new AtomicLong();
-        List<Double> unlimited = losses(TrainerConfig.steps(40), now, 0);
-        List<Double> limited = losses(TrainerConfig.steps(40).withTimeLimit(Duration.ofSeconds(100)), now, SECOND);
+        List<Double> unlimited = losses(TrainerConfig.steps(40), now, 0, 0);
+        List<Double> limited = losses(TrainerConfig.steps(40).withTimeLimit(Duration.ofSeconds(100)), now, SECOND, SECOND);
         assertEquals(40, unlimited.size());
         assertEquals(unlimited, limited);
+    }
+
+    @Test
+    void should_not_let_a_slow_first_step_move_the_schedule() throws Exception {
+        AtomicLong now = new AtomicLong();
+        // The first step compiles everything (30 s of 100), the other 39 take a second each: 69 s in all.
+        List<Double> unlimited = losses(TrainerConfig.steps(40), now, 0, 0);
+        List<Double> limited = losses(TrainerConfig.steps(40).withTimeLimit(Duration.ofSeconds(100)), now, 30 * SECOND, SECOND);
+        assertEquals(unlimited, limited, "the clock counts the pace from the second step");
+        // Once the pace itself is too slow, the clock leads again: 10 s a step after the first.
+        List<Double> slow = losses(TrainerConfig.steps(40).withTimeLimit(Duration.ofSeconds(100)), now, 30 * SECOND, 10 * SECOND);
+        assertEquals(unlimited.subList(0, 2), slow.subList(0, 2), "the first update at the schedule's own step");
+        assertNotEquals(unlimited.get(3), slow.get(3));
     }
 
     @Test
@@ -121,13 +134,14 @@ class TimeSizedScheduleTest {
         assertFalse(out.contains("eta 16m"), out);
     }
 
-    /** The loss of every step of a seeded run whose forward advances the fake clock by {@code tick}. */
-    private List<Double> losses(TrainerConfig config, AtomicLong now, long tick) throws Exception {
+    /** The loss of every step of a seeded run whose first forward advances the fake clock by {@code first}, the others by {@code tick}. */
+    private List<Double> losses(TrainerConfig config, AtomicLong now, long first, long tick) throws Exception {
+        AtomicLong forwards = new AtomicLong();
         Sequential m = TrainerTest.model(1);
         Path metrics = Files.createTempFile(dir, "metrics", ".csv");
         Files.delete(metrics);
         Trainer.builder(m, TrainerTest.optimizer(m), TrainerTest.loader(256, 3, 0), (RegressionBatch b) -> {
-                    now.addAndGet(tick);
+                    now.addAndGet(forwards.getAndIncrement() == 0 ? first : tick);
                     return Losses.mse(m.forward(b.x()), b.y());
                 })
                 .schedule(LrSchedule.warmupCosine(BASE, MIN, 5, config.maxSteps()))
