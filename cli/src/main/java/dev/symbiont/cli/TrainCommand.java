@@ -61,7 +61,8 @@ final class TrainCommand implements Runnable {
     int steps;
 
     @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}). While the clock runs ahead "
-            + "of the steps the lr schedule follows the clock, so runs that must match bit for bit should be bounded by --steps.")
+            + "of the steps (from the second step: the first compiles the kernels) the lr schedule follows the clock, so runs "
+            + "that must match bit for bit should end by --steps well within the limit.")
     double minutes;
 
     @Option(names = "--batch", defaultValue = "32", description = "Sequences per batch (default: ${DEFAULT-VALUE}).")
