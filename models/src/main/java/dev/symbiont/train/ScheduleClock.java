@@ -13,9 +13,9 @@ import java.util.function.LongSupplier;
  * </pre>
  * so the schedule reaches its end when the time runs out, however many steps fit. {@code w} is
  * the run's first step: it compiles the kernels and touches fresh memory, so it says nothing of
- * the pace (a JIT-cold first step of seconds used to put a 100-step run's schedule a step ahead,
- * by an amount that varied with the machine's load). The first step stands at its own step, and
- * the clock spreads the schedule over the time left after it. Without a time limit, or with one
+ * the pace — counted, a JIT-cold first step of seconds put a short run's schedule ahead by an
+ * amount that varied with the machine's load. The first step stands at its own step, and the
+ * clock spreads the schedule over the time left after it. Without a time limit, or with one
  * the clock never catches up with, the schedule step is the step, so runs bounded by steps stay
  * bit-identical. The clock is a {@link LongSupplier} of nanoseconds ({@code System::nanoTime} in a
  * run, a fake one in tests).
