@@ -64,12 +64,12 @@ final class GemmPacking {
     /**
      * Packs the B micro-panels {@code [q0, q1)} of the block rows {@code [p0, p0+kc)} ×
      * columns {@code [j0, j0+nc)}: panel {@code q}, element (p, j) lands at
-     * {@code q*nr*kc + p*nr + j}. Columns past {@code nc} in the last panel are zero.
+     * {@code dstOff + q*nr*kc + p*nr + j}. Columns past {@code nc} in the last panel are zero.
      */
     static void packB(float[] b, int bOff, int rs, int cs, int p0, int kc, int j0, int nc,
-                      int nr, int q0, int q1, float[] dst) {
+                      int nr, int q0, int q1, float[] dst, int dstOff) {
         for (int q = q0; q < q1; q++) {
-            int base = q * nr * kc;
+            int base = dstOff + q * nr * kc;
             int cols = Math.min(nr, nc - q * nr);
             int colStart = bOff + p0 * rs + (j0 + q * nr) * cs;
             if (cs == 1) {

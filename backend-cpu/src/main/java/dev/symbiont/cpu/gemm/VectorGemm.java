@@ -296,11 +296,11 @@ public final class VectorGemm implements Gemm {
             for (int pc = 0; pc < pr.k; pc += bl.kc) {
                 int kc = Math.min(bl.kc, pr.k - pc);
                 if (pr.bCs == 1) {
-                    VectorPacking.packB(pr.b, pr.bOff, pr.bRs, pc, kc, jc, nc, 0, panels, bBuf);
+                    VectorPacking.packB(pr.b, pr.bOff, pr.bRs, pc, kc, jc, nc, 0, panels, bBuf, 0);
                 } else if (pr.bRs == 1 && VectorPacking.TRANSPOSES) {
-                    VectorPacking.packBTransposed(pr.b, pr.bOff, pr.bCs, pc, kc, jc, nc, 0, panels, bBuf);
+                    VectorPacking.packBTransposed(pr.b, pr.bOff, pr.bCs, pc, kc, jc, nc, 0, panels, bBuf, 0);
                 } else {
-                    GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf);
+                    GemmPacking.packB(pr.b, pr.bOff, pr.bRs, pr.bCs, pc, kc, jc, nc, NR, 0, panels, bBuf, 0);
                 }
                 // kept, the (pc, ic) block of A sits at pc·rowsPacked + (ic - r0)·kc (earlier k blocks are all bl.kc deep)
                 computeRows(pr, s, aBuf, keepA ? pc * rowsPacked : -1, !keepA || jc == c0, bBuf, r0, r1, bl.mc, jc, nc, pc, kc, wide);

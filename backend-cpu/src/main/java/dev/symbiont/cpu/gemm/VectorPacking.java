@@ -93,20 +93,20 @@ final class VectorPacking {
 
     /**
      * B panels {@code [q0, q1)} of rows {@code [p0, p0+kc)} × columns {@code [j0, j0+nc)} (row
-     * stride rs, column stride 1), laid out as {@link GemmPacking#packB}: each k step of a full
-     * panel is two vector copies; a partial last panel is packed by the scalar code.
+     * stride rs, column stride 1), laid out as {@link GemmPacking#packB} from {@code dst[dstOff]}: each
+     * k step of a full panel is two vector copies; a partial last panel is packed by the scalar code.
      */
-    static void packB(float[] b, int bOff, int rs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
+    static void packB(float[] b, int bOff, int rs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst, int dstOff) {
         int last = q1;
         if (q1 * NR > nc) last = q1 - 1; // the partial panel
         for (int q = q0; q < last; q++) {
             int src = bOff + p0 * rs + j0 + q * NR;
-            for (int p = 0, d = q * NR * kc; p < kc; p++, d += NR, src += rs) {
+            for (int p = 0, d = dstOff + q * NR * kc; p < kc; p++, d += NR, src += rs) {
                 FloatVector.fromArray(SPECIES, b, src).intoArray(dst, d);
                 FloatVector.fromArray(SPECIES, b, src + L).intoArray(dst, d + L);
             }
         }
-        if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, rs, 1, p0, kc, j0, nc, NR, last, q1, dst);
+        if (last < q1 && last >= q0) GemmPacking.packB(b, bOff, rs, 1, p0, kc, j0, nc, NR, last, q1, dst, dstOff);
     }
 
     /**
@@ -117,11 +117,11 @@ final class VectorPacking {
      * packed by scalar code, and a partial panel's missing columns are zero. Requires
      * {@link #TRANSPOSES}.
      */
-    static void packBTransposed(float[] b, int bOff, int cs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst) {
+    static void packBTransposed(float[] b, int bOff, int cs, int p0, int kc, int j0, int nc, int q0, int q1, float[] dst, int dstOff) {
         int whole = kc - kc % L;
         for (int q = q0; q < q1; q++) {
             int cols = Math.min(NR, nc - q * NR), grouped = cols - cols % 8, wide = cols - cols % 16;
-            int base = q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
+            int base = dstOff + q * NR * kc, first = bOff + p0 + (j0 + q * NR) * cs;
             for (int g = 0; g < grouped; g += g < wide ? 16 : 8) {
                 for (int p = 0; p < whole; p += L) {
                     if (g < wide) VectorTranspose.rows16x16(b, first + g * cs + p, cs, dst, base + p * NR + g, NR);

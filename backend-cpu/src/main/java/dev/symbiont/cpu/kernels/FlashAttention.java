@@ -10,9 +10,10 @@ import java.util.Arrays;
  * whenever m grows (Milakov &amp; Gimelshein 2018; Dao et al. 2022, Algorithm 1). The output is
  * accumulated in the task's scratch and divided by l into out at the end; logsumexp = m + log l
  * is stored for the backward. Nothing of size sq×sk is ever allocated: a task's scratch is a few
- * blocks, the keys are transposed once per call into blocks the products read as B (k's size),
- * and values whose rows are not back to back (a head split) are copied so once per call when
- * enough query blocks reread them.
+ * blocks, the keys are packed once per call into the panels the score product reads as B (k's
+ * size), the block's scaled queries into its A panels (both run on the GEMM's micro-kernel, see
+ * {@link TileMath#mulPacked}), and values whose rows are not back to back (a head split) are
+ * copied so once per call when enough query blocks reread them.
  *
  * <p>Causal attention (key j visible to query i iff j ≤ i + sk − sq) stops each query block at
  * its last visible key, so key blocks above the diagonal are never touched, and masks only
@@ -96,7 +97,7 @@ public final class FlashAttention {
     public static void forward(TileMath tm, Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
                                boolean causal, float scale, HeadRows out, float[] lse, FloatScratch scratch) {
         int qBlocks = (dims.sq() + BR - 1) / BR, d = dims.d();
-        float[] kt = transposedKeyBlocks(tm, dims, k, scratch);
+        KeyPanels kt = KeyPanels.of(tm, dims, k, scratch);
         HeadRows vRows = rereadEnough(qBlocks) ? v.packed(dims.batch(), dims.kvHeads(), dims.sk(), d, scratch) : v;
         Parallel.forRange(dims.batch() * dims.heads() * qBlocks, 1, (from, to) -> {
             Scratch s = new Scratch(d);
@@ -108,26 +109,35 @@ public final class FlashAttention {
     }
 
     /**
-     * Every key block of every kv head transposed once, up front: block (b, kh, j0) of width
-     * bc = min(BC, sk − j0) is d rows of bc keys from {@code ((b·kvHeads + kh)·sk + j0)·d}.
-     * Each query block of a head reads them all, so transposing per query block (as the scratch
-     * used to) repeated the copy sq / BR times. Exactly k's size, so it fits an int index.
+     * Every key block of every kv head packed once, up front, as the B of the score product (kᵀ in
+     * {@link TileMath#packB} panels): each query block of a head reads them all, so packing per query
+     * block would repeat the copy sq / BR times. Heads lie ⌈sk / panelColumns⌉·panelColumns keys apart,
+     * so every block starts at a whole panel; exactly k's size up to that padding.
      */
-    private static float[] transposedKeyBlocks(TileMath tm, Dims dims, HeadRows k, FloatScratch scratch) {
-        int kBlocks = (dims.sk() + KEYS - 1) / KEYS, d = dims.d();
-        float[] kt = scratch.empty(dims.batch() * dims.kvHeads() * dims.sk() * d); // every block written
-        Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
-            for (int item = from; item < to; item++) {
-                int bkh = item / kBlocks, j0 = (item % kBlocks) * KEYS, bc = Math.min(KEYS, dims.sk() - j0);
-                transposeRows(tm, k, bkh / dims.kvHeads(), bkh % dims.kvHeads(), j0, bc, d, kt, keyBlock(dims, bkh, j0), bc);
-            }
-        });
-        return kt;
+    record KeyPanels(float[] data, int keysPerHead, int d) {
+        static KeyPanels of(TileMath tm, Dims dims, HeadRows k, FloatScratch scratch) {
+            int kBlocks = (dims.sk() + KEYS - 1) / KEYS, d = dims.d();
+            int keysPerHead = roundUp(dims.sk(), tm.panelColumns());
+            KeyPanels kt = new KeyPanels(scratch.empty(dims.batch() * dims.kvHeads() * keysPerHead * d), keysPerHead, d); // every panel written
+            Parallel.forRange(dims.batch() * dims.kvHeads() * kBlocks, 1, (from, to) -> {
+                for (int item = from; item < to; item++) {
+                    int bkh = item / kBlocks, j0 = (item % kBlocks) * KEYS, bc = Math.min(KEYS, dims.sk() - j0);
+                    int b = bkh / dims.kvHeads(), kh = bkh % dims.kvHeads();
+                    tm.packB(k.data(), k.row(b, kh, j0), 1, k.rowStride(), d, bc, kt.data, kt.block(bkh, j0));
+                }
+            });
+            return kt;
+        }
+
+        /** Where the panels of key block j0 of (batch·kvHeads) head bkh start. */
+        int block(int bkh, int j0) {
+            return (bkh * keysPerHead + j0) * d;
+        }
     }
 
-    /** Where key block j0 of (batch·kvHeads) head bkh starts in {@link #transposedKeyBlocks}. */
-    private static int keyBlock(Dims dims, int bkh, int j0) {
-        return (bkh * dims.sk() + j0) * dims.d();
+    /** n rounded up to a multiple of m. */
+    static int roundUp(int n, int m) {
+        return (n + m - 1) / m * m;
     }
 
     /** The index'th block in the order 0, n−1, 1, n−2, …. */
@@ -135,7 +145,7 @@ public final class FlashAttention {
         return (index & 1) == 0 ? index >> 1 : n - 1 - (index >> 1);
     }
 
-    /** One task's blocks: the scaled queries, the scores, the row statistics and the output rows accumulated. */
+    /** One task's blocks: the scaled queries (A panels), the scores, the row statistics and the output rows accumulated. */
     private static final class Scratch {
         final float[] qs, o, s = new float[BR * KEYS], m = new float[BR], l = new float[BR];
 
@@ -145,12 +155,14 @@ public final class FlashAttention {
         }
     }
 
-    private static void queryBlock(TileMath tm, Dims dims, HeadRows q, float[] kt, HeadRows v, HeadRows mask,
+    private static void queryBlock(TileMath tm, Dims dims, HeadRows q, KeyPanels kt, HeadRows v, HeadRows mask,
                                    boolean causal, float scale, int bh, int i0, Scratch t, HeadRows out, float[] lse) {
         int d = dims.d(), b = bh / dims.heads(), h = bh % dims.heads(), kh = h / dims.group();
         int br = Math.min(BR, dims.sq() - i0);
         float[] s = t.s, m = t.m, l = t.l;
-        for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
+        // the block's queries as the score product's A, scaled (elementwise, so packing first changes nothing)
+        tm.packA(q.data(), q.row(b, h, i0), q.rowStride(), 1, br, d, t.qs, 0);
+        tm.scale(t.qs, 0, scale, t.qs, 0, roundUp(br, tm.panelRows()) * d);
         Arrays.fill(m, Float.NEGATIVE_INFINITY);
         Arrays.fill(l, 0f);
         // O accumulates in the task's own rows, not out's: out's may lie heads·d apart (see HeadRows.packed)
@@ -161,12 +173,13 @@ public final class FlashAttention {
             int bc = Math.min(KEYS, keyEnd - j0);
             // where the diagonal crosses this block, rows [0, top) see only its first bcTop keys
             int bcTop = topKeys(dims, causal, i0, br, j0, bc), top = bcTop < bc ? TOP_ROWS : 0;
-            int kBlock = keyBlock(dims, b * dims.kvHeads() + kh, j0), ldk = Math.min(KEYS, dims.sk() - j0);
+            // S over whole panels: padded rows and columns land inside s (BR × KEYS) and are never read
+            int kBlock = kt.block(b * dims.kvHeads() + kh, j0);
             if (bcTop == bc) {
-                tm.mulAdd(br, bc, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, KEYS, false);
+                tm.mulPacked(br, bc, d, t.qs, 0, kt.data(), kBlock, s, 0, KEYS);
             } else {
-                if (bcTop > 0) tm.mulAdd(top, bcTop, d, t.qs, 0, d, 1, kt, kBlock, ldk, s, 0, KEYS, false);
-                tm.mulAdd(br - top, bc, d, t.qs, top * d, d, 1, kt, kBlock, ldk, s, top * KEYS, KEYS, false);
+                if (bcTop > 0) tm.mulPacked(top, bcTop, d, t.qs, 0, kt.data(), kBlock, s, 0, KEYS);
+                tm.mulPacked(br - top, bc, d, t.qs, top * d, kt.data(), kBlock, s, top * KEYS, KEYS);
             }
             for (int r = 0; r < br; r++) {
                 int row = r * KEYS, i = i0 + r, rowBc = r < top ? bcTop : bc;
@@ -207,15 +220,5 @@ public final class FlashAttention {
             tm.scale(o, r * d, 1f / l[r], out.data(), at, d);
             lse[li] = m[r] + (float) Math.log(l[r]);
         }
-    }
-
-    /** kt[c·BC + j] = x(b, h, j0 + j, c): a block of rows transposed so that a product can read them as B. */
-    static void transposeRows(TileMath tm, HeadRows x, int b, int h, int j0, int rows, int d, float[] kt) {
-        transposeRows(tm, x, b, h, j0, rows, d, kt, 0, BC);
-    }
-
-    /** kt[off + c·ld + j] = x(b, h, j0 + j, c). */
-    static void transposeRows(TileMath tm, HeadRows x, int b, int h, int j0, int rows, int d, float[] kt, int off, int ld) {
-        tm.transpose(x.data(), x.row(b, h, j0), x.rowStride(), rows, d, kt, off, ld);
     }
 }

@@ -73,6 +73,8 @@ public final class FlashAttentionBackward {
         HeadRows dO = pack ? gradOut.packed(dims.batch(), heads, sq, d, scratch) : gradOut;
         HeadRows dqRows = partial != null || dq.isPacked(heads, sq, d) ? dq
                 : HeadRows.contiguous(scratch.zeros(dims.batch() * heads * sq * d), heads, sq, d);
+        // the A of the score and dP products, in panels once per call: q·scale and dO
+        QueryPanels qs = QueryPanels.of(tm, dims, qRows, scale, scratch), dOs = QueryPanels.of(tm, dims, dO, 1f, scratch);
         Parallel.forRange(kvCount * splits, 1, (from, to) -> {
             Scratch s = new Scratch(d);
             for (int item = from; item < to; item++) {
@@ -85,7 +87,7 @@ public final class FlashAttentionBackward {
                     tb = th = 0;
                 }
                 for (int kb = split; kb < keyBlocks; kb += splits) {
-                    keyBlock(tm, dims, qRows, k, v, mask, causal, scale, dO, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
+                    keyBlock(tm, dims, qRows, qs, k, v, mask, causal, scale, dO, dOs, lse, rowDot, kv, kb * BC, s, target, tb, th, dk, dv);
                 }
             }
         });
@@ -109,16 +111,41 @@ public final class FlashAttentionBackward {
     }
 
     /**
-     * out (br × bc, row stride BC) = A·B for A's br rows (row stride lda) and B's bc columns, rows
-     * [0, below) only over B's first bcTop columns: the rows above the diagonal's crossing.
+     * Every head's rows (sq × d) packed as A panels, times {@code factor}: the score product's q·scale and
+     * the dP product's dO, which every key block rereads. Heads lie ⌈sq / panelRows⌉·panelRows rows apart.
      */
-    private static void rowsTimes(TileMath tm, int below, int bcTop, int br, int bc, int d, float[] a, int aOff, int lda,
-                                  float[] bt, int bOff, int ldb, float[] out) {
-        if (below > 0 && bcTop > 0) tm.mulAdd(below, bcTop, d, a, aOff, lda, 1, bt, bOff, ldb, out, 0, BC, false);
-        tm.mulAdd(br - below, bc, d, a, aOff + below * lda, lda, 1, bt, bOff, ldb, out, below * BC, BC, false);
+    record QueryPanels(float[] data, int rowsPerHead, int d) {
+        static QueryPanels of(TileMath tm, FlashAttention.Dims dims, HeadRows x, float factor, FloatScratch scratch) {
+            int rowsPerHead = FlashAttention.roundUp(dims.sq(), tm.panelRows()), d = dims.d(), heads = dims.heads();
+            QueryPanels panels = new QueryPanels(scratch.empty(dims.batch() * heads * rowsPerHead * d), rowsPerHead, d); // every panel written
+            Parallel.forRange(dims.batch() * heads, 1, (from, to) -> {
+                for (int bh = from; bh < to; bh++) {
+                    int at = panels.row(bh, 0);
+                    tm.packA(x.data(), x.row(bh / heads, bh % heads, 0), x.rowStride(), 1, dims.sq(), d, panels.data, at);
+                    if (factor != 1f) tm.scale(panels.data, at, factor, panels.data, at, rowsPerHead * d);
+                }
+            });
+            return panels;
+        }
+
+        /** Where the panel holding row i (a multiple of panelRows) of (batch·heads) head bh starts. */
+        int row(int bh, int i) {
+            return (bh * rowsPerHead + i) * d;
+        }
     }
 
-    /** One task's blocks. */
+    /**
+     * out (br × bc, row stride BC) = A·B from panels, A's rows from {@code aOff}, rows [0, below) only
+     * over B's first bcTop columns: the rows above the diagonal's crossing. Whole panels are written:
+     * br and bc rounded up stay inside out (ROWS × BC).
+     */
+    private static void rowsTimes(TileMath tm, int below, int bcTop, int br, int bc, int d, float[] ap, int aOff,
+                                  float[] bp, float[] out) {
+        if (below > 0 && bcTop > 0) tm.mulPacked(below, bcTop, d, ap, aOff, bp, 0, out, 0, BC);
+        tm.mulPacked(br - below, bc, d, ap, aOff + below * d, bp, 0, out, below * BC, BC);
+    }
+
+    /** One task's blocks: kᵀ and vᵀ are B panels of the score and dP products. */
     private static final class Scratch {
         final float[] qs, kt, kRows, vt, dkAcc, dvAcc, p = new float[ROWS * BC], dp = new float[ROWS * BC];
 
@@ -133,19 +160,21 @@ public final class FlashAttentionBackward {
     }
 
     /** Keys [j0, j0 + BC) of kv head {@code kv} (= b·kvHeads + kh) against every query that sees them. */
-    private static void keyBlock(TileMath tm, FlashAttention.Dims dims, HeadRows q, HeadRows k, HeadRows v, HeadRows mask,
-                                 boolean causal, float scale, HeadRows gradOut, float[] lse, float[] rowDot,
+    private static void keyBlock(TileMath tm, FlashAttention.Dims dims, HeadRows q, QueryPanels qs, HeadRows k, HeadRows v,
+                                 HeadRows mask, boolean causal, float scale, HeadRows gradOut, QueryPanels dOs,
+                                 float[] lse, float[] rowDot,
                                  int kv, int j0, Scratch t, HeadRows dq, int dqBatch, int dqHead,
                                  HeadRows dk, HeadRows dv) {
         int d = dims.d(), sq = dims.sq(), b = kv / dims.kvHeads(), kh = kv % dims.kvHeads();
         int bc = Math.min(BC, dims.sk() - j0);
         float[] p = t.p, dp = t.dp;
-        FlashAttention.transposeRows(tm, k, b, kh, j0, bc, d, t.kt);
+        tm.packB(k.data(), k.row(b, kh, j0), 1, k.rowStride(), d, bc, t.kt, 0);
         for (int r = 0; r < bc; r++) System.arraycopy(k.data(), k.row(b, kh, j0 + r), t.kRows, r * d, d);
-        FlashAttention.transposeRows(tm, v, b, kh, j0, bc, d, t.vt);
+        tm.packB(v.data(), v.row(b, kh, j0), 1, v.rowStride(), d, bc, t.vt, 0);
         Arrays.fill(t.dkAcc, 0, bc * d, 0f);
         Arrays.fill(t.dvAcc, 0, bc * d, 0f);
-        int firstQuery = causal ? Math.max(0, j0 - dims.shift()) : 0; // earlier queries see none of these keys
+        // earlier queries see none of these keys; the steps start at a whole panel of qs and dOs
+        int firstQuery = causal ? Math.max(0, j0 - dims.shift()) / tm.panelRows() * tm.panelRows() : 0;
         for (int g = 0; g < dims.group(); g++) {
             int h = kh * dims.group() + g, bh = b * dims.heads() + h;
             for (int i0 = firstQuery; i0 < sq; i0 += ROWS) {
@@ -153,7 +182,7 @@ public final class FlashAttentionBackward {
                 // where the diagonal crosses the step, rows [0, below) see only the block's first bcTop keys
                 int bcTop = FlashAttention.topKeys(dims, causal, i0, br, j0, bc), below = bcTop < bc ? FlashAttention.TOP_ROWS : 0;
                 for (int r = 0; r < br; r++) tm.scale(q.data(), q.row(b, h, i0 + r), scale, t.qs, r * d, d);
-                rowsTimes(tm, below, bcTop, br, bc, d, t.qs, 0, d, t.kt, 0, BC, p);
+                rowsTimes(tm, below, bcTop, br, bc, d, qs.data(), qs.row(bh, i0), t.kt, p);
                 for (int r = 0; r < br; r++) {
                     int row = r * BC, i = i0 + r, rowBc = r < below ? bcTop : bc;
                     float rowLse = lse[bh * sq + i];
@@ -167,7 +196,7 @@ public final class FlashAttentionBackward {
                     tm.exp(p, row, rowBc, rowLse);
                 }
                 int doRow = gradOut.row(b, h, i0), doStride = gradOut.rowStride();
-                rowsTimes(tm, below, bcTop, br, bc, d, gradOut.data(), doRow, doStride, t.vt, 0, BC, dp);
+                rowsTimes(tm, below, bcTop, br, bc, d, dOs.data(), dOs.row(bh, i0), t.vt, dp);
                 // dV += Pᵀ·dO: keys [bcTop, bc) from rows [below, br) only (the rows above see none of them)
                 tm.mulAdd(bcTop, d, br, p, 0, 1, BC, gradOut.data(), doRow, doStride, t.dvAcc, 0, d, true);
                 if (bcTop < bc) tm.mulAdd(bc - bcTop, d, br - below, p, below * BC + bcTop, 1, BC,

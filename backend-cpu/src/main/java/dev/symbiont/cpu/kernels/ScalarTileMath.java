@@ -22,10 +22,49 @@ final class ScalarTileMath implements TileMath {
         }
     }
 
+    /** Panels as wide as the AVX-512 tiles': the layout is the twin's own, any size would do. */
+    private static final int PANEL_ROWS = 8, PANEL_COLUMNS = 32;
+
     @Override
-    public void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld) {
-        for (int r = 0; r < rows; r++) {
-            for (int c = 0, src = xOff + r * rs; c < cols; c++) dst[dOff + c * ld + r] = x[src + c];
+    public int panelRows() {
+        return PANEL_ROWS;
+    }
+
+    @Override
+    public int panelColumns() {
+        return PANEL_COLUMNS;
+    }
+
+    @Override
+    public void packA(float[] a, int aOff, int rs, int cs, int rows, int k, float[] dst, int dOff) {
+        panels(a, aOff, rs, cs, rows, k, PANEL_ROWS, dst, dOff);
+    }
+
+    @Override
+    public void packB(float[] b, int bOff, int rs, int cs, int k, int cols, float[] dst, int dOff) {
+        panels(b, bOff, cs, rs, cols, k, PANEL_COLUMNS, dst, dOff);
+    }
+
+    /** Lines l &lt; count (element p of line l at x[off + l·lineStride + p·stepStride]) into panels of width lines, zero-padded. */
+    private static void panels(float[] x, int off, int lineStride, int stepStride, int count, int k, int width, float[] dst, int dOff) {
+        int padded = (count + width - 1) / width * width;
+        for (int l = 0; l < padded; l++) {
+            int at = dOff + l / width * width * k + l % width;
+            for (int p = 0; p < k; p++) dst[at + p * width] = l < count ? x[off + l * lineStride + p * stepStride] : 0f;
+        }
+    }
+
+    @Override
+    public void mulPacked(int m, int n, int k, float[] ap, int aOff, float[] bp, int bOff, float[] c, int cOff, int ldc) {
+        int rows = (m + PANEL_ROWS - 1) / PANEL_ROWS * PANEL_ROWS, cols = (n + PANEL_COLUMNS - 1) / PANEL_COLUMNS * PANEL_COLUMNS;
+        for (int i = 0; i < rows; i++) {
+            int a = aOff + i / PANEL_ROWS * PANEL_ROWS * k + i % PANEL_ROWS;
+            for (int j = 0; j < cols; j++) {
+                int b = bOff + j / PANEL_COLUMNS * PANEL_COLUMNS * k + j % PANEL_COLUMNS;
+                float sum = 0;
+                for (int p = 0; p < k; p++) sum += ap[a + p * PANEL_ROWS] * bp[b + p * PANEL_COLUMNS];
+                c[cOff + i * ldc + j] = sum;
+            }
         }
     }
 

@@ -25,8 +25,32 @@ public interface TileMath {
     void mulAdd(int m, int n, int k, float[] a, int aOff, int ars, int acs, float[] b, int bOff, int ldb,
                 float[] c, int cOff, int ldc, boolean accumulate);
 
-    /** dst[dOff + c·ld + r] = x[xOff + r·rs + c] for r &lt; rows, c &lt; cols: a block of rows transposed. */
-    void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld);
+    /** Rows of a packed A panel ({@link #packA}): A's rows are packed and multiplied this many at a time. */
+    int panelRows();
+
+    /** Columns of a packed B panel ({@link #packB}). */
+    int panelColumns();
+
+    /**
+     * A (rows × k, element (i, p) at {@code a[aOff + i·rs + p·cs]}) into panels of {@link #panelRows}
+     * rows from {@code dst[dOff]}: panel q, element (r, p) at {@code q·panelRows·k + p·panelRows + r};
+     * the last panel's missing rows are zero. Takes ⌈rows / panelRows⌉·panelRows·k floats.
+     */
+    void packA(float[] a, int aOff, int rs, int cs, int rows, int k, float[] dst, int dOff);
+
+    /**
+     * B (k × cols, element (p, j) at {@code b[bOff + p·rs + j·cs]}) into panels of {@link #panelColumns}
+     * columns from {@code dst[dOff]}: panel q, element (p, j) at {@code q·panelColumns·k + p·panelColumns + j};
+     * the last panel's missing columns are zero. Takes ⌈cols / panelColumns⌉·panelColumns·k floats.
+     */
+    void packB(float[] b, int bOff, int rs, int cs, int k, int cols, float[] dst, int dOff);
+
+    /**
+     * C = A·B from packed panels (A's first panel at {@code ap[aOff]}, B's at {@code bp[bOff]}), overwriting
+     * C's rows up to m rounded up to {@link #panelRows} and its columns up to n rounded up to
+     * {@link #panelColumns}: C needs room for them (the padding's values are zero products).
+     */
+    void mulPacked(int m, int n, int k, float[] ap, int aOff, float[] bp, int bOff, float[] c, int cOff, int ldc);
 
     /** max of x[off, off + n); −∞ for n = 0. */
     float max(float[] x, int off, int n);

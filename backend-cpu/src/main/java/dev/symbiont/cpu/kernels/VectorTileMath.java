@@ -1,6 +1,6 @@
 package dev.symbiont.cpu.kernels;
 
-import dev.symbiont.cpu.gemm.VectorTranspose;
+import dev.symbiont.cpu.gemm.PackedTiles;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -21,6 +21,8 @@ import static dev.symbiont.cpu.kernels.VectorConstants.S;
  * {@link #TRANSPOSED_STRIDE} apart) a copy indexed by p times that constant ({@link #tile8x2Cols},
  * {@link #tile4x2Cols}).
  * Column tails run one masked vector at a time; row tails four rows, then one row at a time.
+ * Products whose operands the kernels pack once and reread (the scores, dP) skip these tiles and run
+ * on the GEMM's micro-kernel ({@link #mulPacked}).
  */
 final class VectorTileMath implements TileMath {
     static final VectorTileMath INSTANCE = new VectorTileMath();
@@ -64,6 +66,32 @@ final class VectorTileMath implements TileMath {
             int ai = aOff + i * ars, ci = cOff + i * ldc;
             for (int j = 0; j < n; j += L) row(k, a, ai, acs, b, bOff + j, ldb, c, ci + j, accumulate, S.indexInRange(j, n));
         }
+    }
+
+    @Override
+    public int panelRows() {
+        return PackedTiles.ROWS;
+    }
+
+    @Override
+    public int panelColumns() {
+        return PackedTiles.COLUMNS;
+    }
+
+    @Override
+    public void packA(float[] a, int aOff, int rs, int cs, int rows, int k, float[] dst, int dOff) {
+        PackedTiles.packA(a, aOff, rs, cs, rows, k, dst, dOff);
+    }
+
+    @Override
+    public void packB(float[] b, int bOff, int rs, int cs, int k, int cols, float[] dst, int dOff) {
+        PackedTiles.packB(b, bOff, rs, cs, k, cols, dst, dOff);
+    }
+
+    /** The GEMM's micro-kernel over the panels: constant strides, so no bounds check stays in its loop (see {@link PackedTiles}). */
+    @Override
+    public void mulPacked(int m, int n, int k, float[] ap, int aOff, float[] bp, int bOff, float[] c, int cOff, int ldc) {
+        PackedTiles.multiply(m, n, k, ap, aOff, bp, bOff, c, cOff, ldc);
     }
 
     /** The 8 × 2L tile: {@link #tile4x2} with eight rows (AVX-512 only, see {@link #EIGHT_ROWS}). */
@@ -395,16 +423,6 @@ final class VectorTileMath implements TileMath {
     }
 
     /** 8 × 16 blocks in registers where the CPU has 16-lane vectors; the edges (and other CPUs) as the scalar twin. */
-    @Override
-    public void transpose(float[] x, int xOff, int rs, int rows, int cols, float[] dst, int dOff, int ld) {
-        int r8 = VectorTranspose.AVAILABLE ? rows - rows % 8 : 0, c16 = cols - cols % 16;
-        for (int r = 0; r < r8; r += 8) {
-            for (int c = 0; c < c16; c += 16) VectorTranspose.rows8x16(x, xOff + r * rs + c, rs, dst, dOff + c * ld + r, ld);
-            ScalarTileMath.INSTANCE.transpose(x, xOff + r * rs + c16, rs, 8, cols - c16, dst, dOff + c16 * ld + r, ld);
-        }
-        ScalarTileMath.INSTANCE.transpose(x, xOff + r8 * rs, rs, rows - r8, cols, dst, dOff + r8, ld);
-    }
-
     @Override
     public float max(float[] x, int off, int n) {
         FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);

@@ -63,8 +63,8 @@ class VectorPackingTest {
                     float[] expected = new float[panels * NR * kc], actual = new float[panels * NR * kc];
                     Arrays.fill(actual, 0, q0 * NR * kc, 0f);
                     Arrays.fill(actual, q0 * NR * kc, actual.length, Float.NaN);
-                    GemmPacking.packB(b, 3, ldb, 1, 2, kc, 5, nc, NR, q0, panels, expected);
-                    VectorPacking.packB(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual);
+                    GemmPacking.packB(b, 3, ldb, 1, 2, kc, 5, nc, NR, q0, panels, expected, 0);
+                    VectorPacking.packB(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual, 0);
                     assertArrayEquals(expected, actual, "nc=" + nc + " kc=" + kc + " panels from " + q0);
                 }
             }
@@ -85,8 +85,8 @@ class VectorPackingTest {
                     for (int q0 : new int[] {0, panels - 1}) { // all panels, or the last one alone
                         float[] expected = new float[panels * NR * kc], actual = new float[panels * NR * kc];
                         Arrays.fill(actual, q0 * NR * kc, actual.length, Float.NaN);
-                        GemmPacking.packB(b, 3, 1, ldb, 2, kc, 5, nc, NR, q0, panels, expected);
-                        VectorPacking.packBTransposed(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual);
+                        GemmPacking.packB(b, 3, 1, ldb, 2, kc, 5, nc, NR, q0, panels, expected, 0);
+                        VectorPacking.packBTransposed(b, 3, ldb, 2, kc, 5, nc, q0, panels, actual, 0);
                         assertArrayEquals(expected, actual, "nc=" + nc + " kc=" + kc + " ldb=" + ldb + " panels from " + q0);
                     }
                 }

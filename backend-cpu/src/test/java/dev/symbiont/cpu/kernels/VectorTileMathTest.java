@@ -89,6 +89,51 @@ class VectorTileMathTest {
         }
     }
 
+    /**
+     * The packed product (queries and keys as the attention kernels pack them: A from rows, B from
+     * rows stored transposed or not) against the strided product: the same bits on the Vector API,
+     * whose packed kernel runs the same FMA chain; the scalar twin's packed product within rounding.
+     * Whole panels are written, padding included, and nothing past them.
+     */
+    @ParameterizedTest
+    @CsvSource({"64, 128, 64, true", "64, 64, 64, false", "13, 70, 33, true", "1, 17, 9, false", "40, 96, 1, true"})
+    void packedProductMatchesTheStridedOne(int m, int n, int k, boolean transposedB) {
+        Random r = new Random(41L * m + 3L * n + k);
+        int lda = k + 3, ldb = (transposedB ? k : n) + 5;
+        float[] a = random(r, m * lda), b = random(r, ldb * (transposedB ? n : k));
+        int brs = transposedB ? 1 : ldb, bcs = transposedB ? ldb : 1;
+        float[] bRows = new float[k * n]; // B as the strided product reads it
+        for (int p = 0; p < k; p++) for (int j = 0; j < n; j++) bRows[p * n + j] = b[p * brs + j * bcs];
+        float[] strided = new float[m * n];
+        VectorTileMath.INSTANCE.mulAdd(m, n, k, a, 0, lda, 1, bRows, 0, n, strided, 0, n, false);
+        for (TileMath tm : new TileMath[] {VectorTileMath.INSTANCE, ScalarTileMath.INSTANCE}) {
+            int rows = (m + tm.panelRows() - 1) / tm.panelRows() * tm.panelRows();
+            int cols = (n + tm.panelColumns() - 1) / tm.panelColumns() * tm.panelColumns();
+            float[] ap = new float[2 + rows * k], bp = new float[5 + cols * k], c = new float[rows * (cols + 2) + 1];
+            float sentinel = 12345f;
+            java.util.Arrays.fill(c, sentinel);
+            tm.packA(a, 0, lda, 1, m, k, ap, 2);
+            tm.packB(b, 0, brs, bcs, k, n, bp, 5);
+            tm.mulPacked(m, n, k, ap, 2, bp, 5, c, 0, cols + 2);
+            for (int i = 0; i < rows; i++) {
+                for (int j = 0; j < cols + 2; j++) {
+                    float got = c[i * (cols + 2) + j];
+                    if (j >= cols) {
+                        assertEquals(sentinel, got, "column " + j + " past the panels of row " + i + " was written");
+                    } else if (i >= m || j >= n) {
+                        assertEquals(0f, got, "padding (" + i + ", " + j + ") is a product of zero padding");
+                    } else if (tm == VectorTileMath.INSTANCE) {
+                        assertEquals(Float.floatToRawIntBits(strided[i * n + j]), Float.floatToRawIntBits(got),
+                                "C(" + i + ", " + j + ") of " + m + "×" + n + "×" + k);
+                    } else {
+                        assertEquals(strided[i * n + j], got, 1e-4f * (1 + Math.abs(got)), "scalar C(" + i + ", " + j + ")");
+                    }
+                }
+            }
+            assertEquals(sentinel, c[c.length - 1], "a row past the panels was written");
+        }
+    }
+
     /** Every tile computes an element as the same FMA chain over p, so one call equals row-by-row calls bit for bit. */
     @ParameterizedTest
     @CsvSource({"64, 64, 64", "13, 40, 17", "12, 32, 64"})
@@ -131,18 +176,37 @@ class VectorTileMathTest {
         assertEquals(expected, sum, 1e-5 * expected, "expSum's sum");
     }
 
-    /** A block of rows transposed: exactly the scalar twin's copy, full 8 × 16 blocks and every kind of edge. */
+    /**
+     * Packing, by both twins, against the layout the panels promise: A from rows (the queries) and B
+     * from rows stored transposed (the keys, the vector twin's register transposes) or not, full
+     * panels and every kind of edge, the padding zero and nothing before or after the panels written.
+     */
     @ParameterizedTest
-    @CsvSource({"64, 64, 64, 70", "64, 64, 200, 64", "13, 70, 80, 20", "8, 16, 16, 8", "7, 15, 15, 9", "24, 33, 40, 30"})
-    void transposeMatchesTheScalarTwin(int rows, int cols, int rs, int ld) {
-        Random r = new Random(rows * 1000L + cols);
-        float[] x = random(r, rows * rs + 5);
-        float[] vector = random(r, cols * ld + 3), scalar = vector.clone();
-        VectorTileMath.INSTANCE.transpose(x, 5, rs, rows, cols, vector, 3, ld);
-        ScalarTileMath.INSTANCE.transpose(x, 5, rs, rows, cols, scalar, 3, ld);
-        for (int c = 0; c < cols; c++) {
-            for (int j = 0; j < rows; j++) assertEquals(x[5 + j * rs + c], scalar[3 + c * ld + j], "scalar (" + j + ", " + c + ")");
+    @CsvSource({"64, 64, 70", "128, 64, 64", "13, 70, 80", "8, 16, 16", "7, 15, 15", "24, 33, 40"})
+    void packingFollowsThePanelLayout(int lines, int k, int stride) {
+        Random r = new Random(lines * 1000L + k);
+        float[] x = random(r, lines * stride + 5);
+        for (TileMath tm : new TileMath[] {VectorTileMath.INSTANCE, ScalarTileMath.INSTANCE}) {
+            for (int kind = 0; kind < 3; kind++) { // A from rows; B from rows stored transposed; B from rows
+                boolean a = kind == 0, transposed = kind == 1;
+                int count = a || transposed ? lines : k, depth = a || transposed ? k : lines; // panels across count, depth steps each
+                int w = a ? tm.panelRows() : tm.panelColumns(), all = (count + w - 1) / w * w;
+                float[] dst = new float[3 + all * depth + 2];
+                java.util.Arrays.fill(dst, Float.NaN);
+                if (a) tm.packA(x, 5, stride, 1, lines, k, dst, 3);
+                else if (transposed) tm.packB(x, 5, 1, stride, k, lines, dst, 3);
+                else tm.packB(x, 5, stride, 1, lines, k, dst, 3); // B of k = lines rows, `k` columns
+                for (int l = 0; l < all; l++) {
+                    for (int p = 0; p < depth; p++) {
+                        float want = l >= count ? 0f : a || transposed ? x[5 + l * stride + p] : x[5 + p * stride + l];
+                        assertEquals(want, dst[3 + l / w * w * depth + p * w + l % w], tm.getClass().getSimpleName()
+                                + " kind " + kind + ", line " + l + ", step " + p);
+                    }
+                }
+                for (int e : new int[] {0, 1, 2, 3 + all * depth, 4 + all * depth}) {
+                    assertEquals(Float.NaN, dst[e], tm.getClass().getSimpleName() + " kind " + kind + " wrote outside the panels at " + e);
+                }
+            }
         }
-        for (int i = 0; i < vector.length; i++) assertEquals(scalar[i], vector[i], "element " + i + " of the transposed block");
     }
 }
