@@ -46,12 +46,12 @@ public class MatmulShapesBenchmark {
             "gradX_gW",        // (2048,1024)·(1024,256)
             "gradW_hTg",       // (2048,1024)ᵀ·(2048,256)
             "gradW_xTg",       // (2048,256)ᵀ·(2048,1024)
-            "proj_xWt",        // (2048,256)·(256,256)ᵀ: q, k, v (forwardRows) and the output projection
+            "proj_xWt",        // (2048,256)·(256,256)ᵀ: the output projection
             "gradXProj_gW",    // (2048,256)·(256,256)
             "gradWProj_gTx",   // (2048,256)ᵀ·(2048,256)
             "ffnUpBias_xWt",   // ffnUp with the bias in the epilogue (linear's forward)
             "gradWSums_gTx",   // gradW_hTg with the bias gradient's row sums (linear's backward)
-            "qkv_xWt",         // (2048,256)·(768,256)ᵀ
+            "qkv_xWt",         // (2048,256)·(768,256)ᵀ: q, k and v as one product (linear_split)
             "scores_qKt",      // 32 × (256,64)·(256,64)ᵀ
             "context_pV"})     // 32 × (256,256)·(256,64)
     public String shape;
@@ -113,9 +113,10 @@ public class MatmulShapesBenchmark {
      * {@code Gemm} entry point and with the strides {@code CpuLinear} uses: the forward x·Wᵀ + b
      * ({@code sgemmBias}, W read transposed), the input gradient g·W ({@code sgemm}, W as
      * stored), the weight gradient gᵀ·x with the bias gradient ({@code sgemmRowSums}, g read
-     * transposed: k = 4096 deep, m × n only 128…512 × 128…512). "d" is each of q, k, v (row
-     * slices of the qkv weight) and the attention's output projection, four per block; fc is the
-     * MLP's up projection (128 → 512), mlp its down projection (512 → 128).
+     * transposed: k = 4096 deep, m × n only 128…512 × 128…512). "qkv" is q, k and v's one
+     * forward product (linear_split; its backward runs the "d" products once per part), "d" the
+     * attention's output projection; fc is the MLP's up projection (128 → 512), mlp its down
+     * projection (512 → 128).
      */
     @BenchmarkMode(Mode.AverageTime)
     @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -126,6 +127,7 @@ public class MatmulShapesBenchmark {
     public static class MainJob {
         /** name: m, n, k, A's row and column strides, B's; the entry point is in the name's suffix. */
         @Param({
+                "qkv_xWt_bias",    // (4096,128)·(384,128)ᵀ + b
                 "d_xWt_bias",      // (4096,128)·(128,128)ᵀ + b
                 "fc_xWt_bias",     // (4096,128)·(512,128)ᵀ + b
                 "mlp_hWt_bias",    // (4096,512)·(128,512)ᵀ + b
@@ -144,6 +146,7 @@ public class MatmulShapesBenchmark {
         @Setup
         public void setup() {
             int[] s = switch (job) {
+                case "qkv_xWt_bias" -> new int[] {4096, 384, 128, 128, 1, 1, 128};
                 case "d_xWt_bias" -> new int[] {4096, 128, 128, 128, 1, 1, 128};
                 case "fc_xWt_bias" -> new int[] {4096, 512, 128, 128, 1, 1, 128};
                 case "mlp_hWt_bias" -> new int[] {4096, 128, 512, 512, 1, 1, 512};

@@ -60,9 +60,22 @@ public final class Linear extends Layer {
     }
 
     /**
+     * The output cut into groups of output features, torch's {@code linear(x).split(sizes, -1)}, as
+     * one {@link Linears#linearSplit}: one product, and a backward that writes each group's weight
+     * gradient into its rows instead of padding it to the whole weight (attention's fused qkv).
+     *
+     * <p>x: (..., in) → one (..., sizes[i]) view per group, sizes adding up to out.
+     */
+    public Tensor[] forwardSplit(Tensor x, int... sizes) {
+        checkInput(x);
+        return Linears.linearSplit(x, weight.value(), bias == null ? null : bias.value(), sizes);
+    }
+
+    /**
      * Output features [from, from + count) only: x W[from:from+count]ᵀ + b[from:from+count].
-     * A fused projection (attention's qkv) split this way back-propagates into slices of the
-     * small weight instead of padding the large output's gradient.
+     * A fused projection split this way (Mamba's in_proj and x_proj) back-propagates into slices
+     * of the small weight instead of padding the large output's gradient; {@link #forwardSplit}
+     * does without the padding too, in one product.
      *
      * <p>x: (..., in) → (..., count).
      */

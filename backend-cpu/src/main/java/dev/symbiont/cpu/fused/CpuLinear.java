@@ -93,10 +93,67 @@ public final class CpuLinear implements LinearKernels {
             }
             gw = Tensor.of(dw, out, in);
         } else if (bias) {
-            sumColumns(g, rows, out, db.floats());
+            sumColumns(g, rows, out, db.floats(), 0);
         }
         if (bias) gb = Tensor.of(db, out);
         return new LinearGrads(gx, gw, gb);
+    }
+
+    /**
+     * {@link #linearBackward}'s GEMMs once per group, each weight gradient (and its row sums, the
+     * bias gradient) written straight into the group's rows of one (out, in) gradient; the input
+     * gradients from the last group to the first, each after the first into one scratch buffer
+     * added into the sum with the backend's in-place add, as autograd adds separate linears'.
+     */
+    @Override
+    public LinearGrads linearSplitBackward(Tensor[] gradYs, int[] sizes, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                           boolean bias) {
+        boolean complete = true;
+        for (Tensor g : gradYs) {
+            if (g != null && g.dtype() != DType.FLOAT32) return REFERENCE.linearSplitBackward(gradYs, sizes, x, weight, input, weightGrad, bias);
+            complete &= g != null;
+        }
+        if (!ready(x, weight, null)) return REFERENCE.linearSplitBackward(gradYs, sizes, x, weight, input, weightGrad, bias);
+        int rows = x.size(0), in = x.size(1), out = weight.size(0);
+        Layout wl = weight.layout();
+        float[] w = HeapStorage.floats(OP, weight.storage(), wl);
+        Rows[] gs = new Rows[sizes.length];
+        int[] first = new int[sizes.length]; // the group's first row of W
+        for (int i = 0, from = 0; i < sizes.length; from += sizes[i++]) {
+            first[i] = from;
+            gs[i] = gradYs[i] == null ? null : io.rows(OP, gradYs[i], rows, sizes[i]);
+        }
+        HeapStorage dx = null;
+        if (input) {
+            HeapStorage part = null;
+            for (int i = sizes.length - 1; i >= 0; i--) {
+                if (gs[i] == null) continue;
+                HeapStorage into = dx == null ? dx = io.emptyFloats(rows * in) : part == null ? part = io.emptyFloats(rows * in) : part;
+                gemm.sgemm(rows, in, sizes[i], gs[i].data(), gs[i].offset(), gs[i].stride(), 1,
+                        w, wl.offset() + first[i] * wl.stride(0), wl.stride(0), wl.stride(1), into.floats(), 0, in);
+                if (into == part) backend.addInto(dx, Layout.contiguous(rows, in), part, Layout.contiguous(rows, in));
+            }
+            if (part != null) part.release();
+        }
+        HeapStorage db = bias ? io.newFloats(out) : null; // zero: a group without a gradient keeps zero rows
+        HeapStorage dw = !weightGrad ? null : complete ? io.emptyFloats(out * in) : io.newFloats(out * in);
+        Rows xs = weightGrad ? io.rows(OP, x, rows, in) : null;
+        for (int i = 0; i < sizes.length; i++) {
+            Rows g = gs[i];
+            if (g == null) continue;
+            // A = gᵀ: A(i, p) = g[p, i]; its row sums are the group's bias gradient
+            if (weightGrad && bias) {
+                gemm.sgemmRowSums(sizes[i], in, rows, g.data(), g.offset(), 1, g.stride(),
+                        xs.data(), xs.offset(), xs.stride(), 1, dw.floats(), first[i] * in, in, db.floats(), first[i]);
+            } else if (weightGrad) {
+                gemm.sgemm(sizes[i], in, rows, g.data(), g.offset(), 1, g.stride(),
+                        xs.data(), xs.offset(), xs.stride(), 1, dw.floats(), first[i] * in, in);
+            } else if (bias) {
+                sumColumns(g, rows, sizes[i], db.floats(), first[i]);
+            }
+        }
+        return new LinearGrads(dx == null ? null : Tensor.of(dx, rows, in), dw == null ? null : Tensor.of(dw, out, in),
+                db == null ? null : Tensor.of(db, out));
     }
 
     /**
@@ -144,11 +201,11 @@ public final class CpuLinear implements LinearKernels {
         }
     }
 
-    /** Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */
-    private static void sumColumns(Rows g, int rows, int cols, float[] sums) {
+    /** sums[from + j] += Σ_r g[r, j] for each j, row by row (the inner loop runs along memory). */
+    private static void sumColumns(Rows g, int rows, int cols, float[] sums, int from) {
         float[] d = g.data();
         for (int r = 0; r < rows; r++) {
-            for (int j = 0, at = g.start(r); j < cols; j++) sums[j] += d[at + j];
+            for (int j = 0, at = g.start(r); j < cols; j++) sums[from + j] += d[at + j];
         }
     }
 

@@ -100,11 +100,11 @@ public final class MultiHeadAttention extends SequenceMixer {
         Intermediates temps = Intermediates.begin();
         Tensor q, k, v;
         if (qkv != null) {
-            // Three products with row slices of the one qkv weight: the same numbers as slicing
-            // x W_qkvᵀ, but backward pads the weight's small gradient, not the activations'.
-            q = qkv.forwardRows(x, 0, dModel);
-            k = qkv.forwardRows(x, dModel, kvWidth);
-            v = qkv.forwardRows(x, dModel + kvWidth, kvWidth);
+            // one product, three views; backward writes each part's weight gradient into its rows
+            Tensor[] parts = qkv.forwardSplit(x, dModel, kvWidth, kvWidth);
+            q = parts[0];
+            k = parts[1];
+            v = parts[2];
         } else {
             q = qProj.forward(x);
             k = kProj.forward(x);

@@ -25,6 +25,18 @@ public interface LinearKernels {
     LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias);
 
     /**
+     * Gradients of {@link #linear} whose output was cut into column groups of {@code sizes}
+     * (rows of W from 0 up, as {@link Linears#linearSplit} cuts it): gradYs[i] (rows, sizes[i]) is
+     * group i's output gradient, null for a group that got none. The weight (out, in) and bias
+     * (out) gradients come as one tensor each, group i in its own rows (zero rows for a group
+     * without a gradient); the input gradient is Σ_i gradYs[i]·W_i added from the last group to
+     * the first — the order in which autograd sums the gradients of separate linears over the
+     * groups' rows, so the two give the same bits. Only the ones asked for are computed.
+     */
+    LinearGrads linearSplitBackward(Tensor[] gradYs, int[] sizes, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                    boolean bias);
+
+    /**
      * GELU (erf form) of {@link #linear}: output = GELU(x·Wᵀ + b), the transformer MLP's first
      * half, and — when {@code keepDerivative} — GELU′ at the pre-activation, (rows, out). The
      * derivative is all the backward needs from the forward: it is computed from the erfc and

@@ -26,6 +26,7 @@ public final class Linears {
 
     private static final FusedOp<LinearKernels> LINEAR = FusedOp.of(LinearKernels.FAMILY, "linear", OpCategory.MATMUL);
     private static final FusedOp<LinearKernels> LINEAR_GELU = FusedOp.of(LinearKernels.FAMILY, "linear_gelu", OpCategory.MATMUL);
+    private static final FusedOp<LinearKernels> LINEAR_SPLIT = FusedOp.of(LinearKernels.FAMILY, "linear_split", OpCategory.MATMUL);
 
     /**
      * x: (..., in), weight: (out, in), bias: (out) or null → (..., out) = x·Wᵀ + b.
@@ -46,6 +47,47 @@ public final class Linears {
                     return f.inputShaped(k.linearBackward(g.reshape(f.rows, f.out), saved, f.w, f.needs[0], f.needs[1], f.needs[2]));
                 },
                 x, weight, bias);
+    }
+
+    /**
+     * x·Wᵀ + b cut into column groups of the given widths, torch's
+     * {@code F.linear(x, weight, bias).split(sizes, -1)}: a fused qkv projection's q, k and v.
+     * x: (..., in), weight: (out, in), bias: (out) or null, sizes summing to out → one
+     * (..., sizes[i]) view per group of one (..., out) output. The forward is one product; the
+     * backward writes each group's weight and bias gradients into its rows of one (out, in)
+     * gradient, where narrowing W per group would pad every group's gradient to W's size and add
+     * the padded ones up. Under autocast: {@link #linear}, then the views.
+     */
+    public static Tensor[] linearSplit(Tensor x, Tensor weight, Tensor bias, int... sizes) {
+        check("linear_split", x, weight, bias);
+        int total = 0;
+        for (int size : sizes) {
+            if (size <= 0) throw new IllegalArgumentException("linear_split: group sizes must be positive, got " + Arrays.toString(sizes));
+            total += size;
+        }
+        if (sizes.length == 0 || total != weight.size(0)) {
+            throw new IllegalArgumentException("linear_split: group sizes " + Arrays.toString(sizes) + " must add up to the weight's "
+                    + weight.size(0) + " output rows");
+        }
+        int[] groups = sizes.clone();
+        if (Autocast.lowPrecision() != null) return columnGroups(linear(x, weight, bias), groups);
+        Flat f = new Flat(x, weight, bias);
+        return LINEAR_SPLIT.runOutputs(x.backend(), f.flops(), f.bytes(),
+                k -> new FusedOp.OutputsResult<>(columnGroups(k.linear(f.x, f.w, f.b).reshape(f.outShape), groups), f.x),
+                (k, saved, g) -> {
+                    Profiler.estimate(f.backwardFlops(0), f.backwardBytes(0));
+                    Tensor[] flat = new Tensor[g.length];
+                    for (int i = 0; i < g.length; i++) flat[i] = g[i] == null ? null : g[i].reshape(f.rows, groups[i]);
+                    return f.inputShaped(k.linearSplitBackward(flat, groups, saved, f.w, f.needs[0], f.needs[1], f.needs[2]));
+                },
+                x, weight, bias);
+    }
+
+    /** The last dim of y cut into views of the given widths. */
+    private static Tensor[] columnGroups(Tensor y, int[] sizes) {
+        Tensor[] out = new Tensor[sizes.length];
+        for (int i = 0, from = 0; i < sizes.length; from += sizes[i++]) out[i] = y.narrow(-1, from, sizes[i]);
+        return out;
     }
 
     /**

@@ -5,6 +5,9 @@ import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.ops.Elementwise;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The linear family composed from primitives: a matmul, a broadcast add and a column sum;
  * linear_gelu is that linear, then the GELU primitive and the activation family's reference
@@ -24,6 +27,29 @@ public final class ReferenceLinear implements LinearKernels {
                 input ? gradY.matmul(weight) : null,
                 weightGrad ? gradY.t().matmul(x) : null,
                 bias ? gradY.sum(0, false) : null);
+    }
+
+    /** Each group's {@link #linearBackward} on its rows of W; the weight and bias gradients concatenated. */
+    @Override
+    public LinearGrads linearSplitBackward(Tensor[] gradYs, int[] sizes, Tensor x, Tensor weight, boolean input, boolean weightGrad,
+                                           boolean bias) {
+        List<Tensor> weights = new ArrayList<>(), biases = new ArrayList<>();
+        Tensor gx = null;
+        int from = weight.size(0);
+        for (int i = sizes.length - 1; i >= 0; i--) {
+            from -= sizes[i];
+            Tensor w = weight.narrow(0, from, sizes[i]);
+            if (gradYs[i] == null) {
+                weights.add(0, Tensor.zerosLike(w));
+                biases.add(0, Tensor.zerosLike(w.select(1, 0)));
+                continue;
+            }
+            LinearGrads g = linearBackward(gradYs[i], x, w, input, weightGrad, bias);
+            weights.add(0, g.weight());
+            biases.add(0, g.bias());
+            if (input) gx = gx == null ? g.input() : gx.add(g.input());
+        }
+        return new LinearGrads(gx, weightGrad ? Tensor.cat(weights, 0) : null, bias ? Tensor.cat(biases, 0) : null);
     }
 
     @Override

@@ -8,6 +8,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.List;
+
 /**
  * The linear family: y = x·Wᵀ + b and its three gradients against the reference, on every
  * input layout, weights seen through views (a transpose, the rows a fused qkv projection
@@ -58,6 +60,39 @@ public abstract class LinearConformance extends ConformanceBase {
             Tensor y = Linears.linear(in.randn(6, 5), in.randn(3, 5), in.randn(3));
             return y.sum();
         }, matmulTolerance(6));
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void linearSplitMatchesReferenceOnEveryInputLayout(String layout) {
+        assertMatchesReference("linear_split " + layout,
+                in -> Tensor.cat(List.of(Linears.linearSplit(in.inLayout(layout, 6, 11), in.randn(9, 11), in.randn(9), 4, 3, 2)), -1),
+                matmulTolerance(11));
+    }
+
+    @ParameterizedTest(name = "rows {0}, in {1}, groups {2} {3} {4}")
+    @CsvSource({"1, 1, 1, 1, 1", "37, 19, 23, 5, 5", "130, 150, 64, 100, 36"})
+    void linearSplitMatchesReferenceOnOddSizes(int rows, int in, int q, int k, int v) {
+        assertMatchesReference("linear_split " + rows + "x" + in + "→" + q + "+" + k + "+" + v,
+                i -> Tensor.cat(List.of(Linears.linearSplit(i.randn(2, rows, in), i.randn(q + k + v, in), i.randn(q + k + v), q, k, v)), -1),
+                matmulTolerance(Math.max(in, rows)));
+    }
+
+    @Test
+    void linearSplitWithAGroupUnusedNoBiasOrSomeGradients() {
+        assertMatchesReference("linear_split, middle group unused", in -> {
+            Tensor[] g = Linears.linearSplit(in.randn(8, 9), in.randn(12, 9), in.randn(12), 4, 4, 4);
+            return Tensor.cat(List.of(g[0], g[2]), -1);
+        }, matmulTolerance(9));
+        assertMatchesReference("linear_split no bias, transposed weight",
+                in -> Tensor.cat(List.of(Linears.linearSplit(in.randn(20, 17), in.transposed(9, 17), null, 6, 3)), -1),
+                matmulTolerance(20));
+        assertMatchesReference("linear_split only the bias learns",
+                in -> Tensor.cat(List.of(Linears.linearSplit(in.constant(20, 17), in.constant(9, 17), in.randn(9), 2, 7)), -1),
+                matmulTolerance(20));
+        assertMatchesReference("linear_split constant weight",
+                in -> Tensor.cat(List.of(Linears.linearSplit(in.randn(20, 17), in.constant(9, 17), in.randn(9), 5, 4)), -1),
+                matmulTolerance(20));
     }
 
     @ParameterizedTest(name = "{0} input")

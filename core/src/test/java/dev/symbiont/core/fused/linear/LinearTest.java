@@ -73,6 +73,40 @@ class LinearTest {
     }
 
     @Test
+    void linearSplitCutsTheLinearIntoViewsOfItsColumns() {
+        Generator g = new Generator(8);
+        Tensor x = Tensor.randn(g, 3, 4, 6), w = Tensor.randn(g, 9, 6), b = Tensor.randn(g, 9);
+        Tensor whole = Linears.linear(x, w, b);
+        Tensor[] parts = Linears.linearSplit(x, w, b, 2, 4, 3);
+        assertEquals(3, parts.length);
+        for (int i = 0, from = 0; i < parts.length; from += parts[i++].size(-1)) {
+            assertArrayEquals(new int[] {3, 4, new int[] {2, 4, 3}[i]}, parts[i].shape());
+            float[] expected = whole.narrow(-1, from, parts[i].size(-1)).toFloatArray(), actual = parts[i].toFloatArray();
+            for (int j = 0; j < expected.length; j++) assertEquals(expected[j], actual[j], 1e-5, "group " + i + ", element " + j);
+        }
+    }
+
+    @Test
+    void linearSplitGradientsMatchFiniteDifferences() {
+        Generator g = new Generator(9);
+        GradCheck.check("linear_split", in -> {
+            Tensor[] p = Linears.linearSplit(in.get(0), in.get(1), in.get(2), 2, 1, 3);
+            return p[0].sum(-1, true).mul(p[1]).add(p[2].square().sum(-1, true));
+        }, GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 6, 7), GradCheck.randn(g, 1, 6));
+        GradCheck.check("linear_split without bias, a group unused", in -> Linears.linearSplit(in.get(0), in.get(1), null, 2, 2, 2)[2],
+                GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 6, 6));
+    }
+
+    @Test
+    void groupSizesThatDoNotCoverTheWeightNameTheOp() {
+        Tensor x = Tensor.zeros(4, 3), w = Tensor.zeros(6, 3);
+        throwsMentioning(() -> Linears.linearSplit(x, w, null, 2, 2), "linear_split", "[2, 2]", "6 output rows");
+        throwsMentioning(() -> Linears.linearSplit(x, w, null, 4, 3, -1), "linear_split", "positive", "[4, 3, -1]");
+        throwsMentioning(() -> Linears.linearSplit(x, w, null), "linear_split", "[]");
+        throwsMentioning(() -> Linears.linearSplit(x, Tensor.zeros(6, 5), null, 3, 3), "linear_split", "[4, 3]", "[6, 5]");
+    }
+
+    @Test
     void linearSwigluIsSiluOfOneLinearTimesTheOther() {
         Generator g = new Generator(6);
         Tensor x = Tensor.randn(g, 3, 4, 6), w1 = Tensor.randn(g, 5, 6), w3 = Tensor.randn(g, 5, 6);
