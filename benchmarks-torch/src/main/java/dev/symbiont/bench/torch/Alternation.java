@@ -20,14 +20,21 @@ final class Alternation {
     private final List<Workload> workloads = new ArrayList<>();
     private final Map<String, List<Double>> roundMedians = new LinkedHashMap<>();
 
+    /** Adds a workload, unless the system property {@code only} names another side ("symbiont", "torch"). */
     Alternation add(String name, Runnable call) {
-        workloads.add(new Workload(name, call));
+        String only = System.getProperty("only");
+        if (only == null || name.startsWith(only + ".")) workloads.add(new Workload(name, call));
         return this;
     }
 
-    /** Warms each workload up ({@code warmup} calls), then runs the rounds. */
-    void run(int warmup, int rounds, int reps) throws InterruptedException {
-        for (Workload w : workloads) for (int i = 0; i < warmup; i++) w.call.run();
+    /**
+     * Warms the workloads up, in turn, until {@code warmupSeconds} have passed (the JIT compiles
+     * Symbiont's kernels on one of the two cores for the first ~15 s, which would slow whichever
+     * side ran meanwhile), then runs the rounds.
+     */
+    void run(double warmupSeconds, int rounds, int reps) throws InterruptedException {
+        long end = System.nanoTime() + (long) (warmupSeconds * 1e9);
+        while (System.nanoTime() < end) for (Workload w : workloads) w.call.run();
         for (int r = 0; r < rounds; r++) {
             List<Workload> order = new ArrayList<>(workloads);
             if (r % 2 == 1) Collections.reverse(order);
@@ -63,6 +70,7 @@ final class Alternation {
     /** The median over rounds of a/b, and in how many rounds a was faster. */
     String ratio(String a, String b, String tag) {
         List<Double> x = rounds(a), y = rounds(b);
+        if (x == null || y == null) return "";
         double[] ratios = new double[x.size()];
         int wins = 0;
         for (int r = 0; r < ratios.length; r++) {

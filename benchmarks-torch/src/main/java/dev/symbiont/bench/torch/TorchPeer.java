@@ -32,7 +32,8 @@ import static org.bytedeco.pytorch.global.torch.show_config;
  *       (batch 1, 8 heads, head_dim 64, float32, contiguous) against
  *       {@code scaled_dot_product_attention(is_causal=True)}.</li>
  * </ul>
- * Usage: {@code TorchPeer block|attention SEQ [ROUNDS [REPS]]}; run it with benchmarks/torch-peer.sh.
+ * Usage: {@code TorchPeer block|attention SEQ [ROUNDS [REPS]]}, {@code -Dwarmup=SECONDS} (20) of both
+ * sides in turn first, {@code -Donly=symbiont|torch} for one side alone; run it with benchmarks/torch-peer.sh.
  */
 public final class TorchPeer {
     static final int BATCH = 8, D_MODEL = 256, HEADS = 4, FFN = 1024;
@@ -55,7 +56,7 @@ public final class TorchPeer {
             case "attention" -> addAttention(runs, seq);
             default -> throw new IllegalArgumentException("TorchPeer: workload must be block or attention, got " + workload);
         }
-        runs.run(3 * reps, rounds, reps);
+        runs.run(Double.parseDouble(System.getProperty("warmup", "20")), rounds, reps);
         System.out.print(runs.report(tag));
         if (workload.equals("block")) {
             System.out.print(runs.ratio("symbiont.forward", "torch.forward", tag));
