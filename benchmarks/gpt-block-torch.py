@@ -5,6 +5,7 @@ forward alone and forward + backward of the sum of its output, on the CPU with 2
 Prints the median over timed runs after a warm-up, in ms.
 
 Run: python3 benchmarks/gpt-block-torch.py [seq ...]
+(Without Python: benchmarks/torch-peer.sh runs the same block in libtorch, in one JVM with Symbiont.)
 """
 import math
 import statistics

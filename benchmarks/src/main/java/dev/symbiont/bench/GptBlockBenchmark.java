@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * One GPT block (pre-LayerNorm, 4 heads, GELU MLP 256 → 1024 → 256, causal attention) on a
  * batch of 8 sequences of d_model 256: forward alone, and forward + backward of the sum of
  * its output (a training step without the optimizer), at seq 256 and 1024. The PyTorch peer
- * is benchmarks/gpt-block-torch.py on the same machine.
+ * is benchmarks/gpt-block-torch.py on the same machine, or benchmarks/torch-peer.sh, which runs
+ * libtorch's block and this one alternated in one JVM.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
