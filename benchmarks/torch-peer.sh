@@ -20,7 +20,7 @@ LOCK=(); command -v flock >/dev/null && LOCK=(flock /tmp/symbiont-mvn.lock)
 T=benchmarks-torch/target
 CP="$T/torch-native:$T/classes:$(cat "$T/class-path.txt")"
 peer() { "$JAVA" --add-modules jdk.incubator.vector -XX:+UseG1GC -Xms6g -Xmx6g -XX:+AlwaysPreTouch -cp "$CP" \
-           dev.symbiont.bench.torch.TorchPeer "$@" 2>&1 | grep -v -e '^WARNING' -e 'incubat'; }
+           dev.symbiont.bench.torch.TorchPeer "$@" 2>&1 | grep -v -e '^WARNING' -e 'incubat' -e 'GemmSelection'; }
 
 if [ $# -gt 0 ]; then
   peer "$@"
