@@ -26,5 +26,5 @@ if [ $# -gt 0 ]; then
   peer "$@"
 else
   peer block 256 15 7
-  for seq in 512 1024 2048 4096; do peer attention "$seq" 12 $(( seq >= 2048 ? 5 : 9 )); done
+  for seq in 512 1024 2048 4096; do peer attention "$seq" 10 $(( seq >= 2048 ? 5 : 9 )); done
 fi

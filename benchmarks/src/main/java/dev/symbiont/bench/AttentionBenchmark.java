@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 3, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-XX:+UseParallelGC"})
 public class AttentionBenchmark {
-    static final int BATCH = 1, HEADS = 8, HEAD_DIM = 64;
+    public static final int BATCH = 1, HEADS = 8, HEAD_DIM = 64;
 
     @Param({"512", "1024", "2048", "4096"})
     public int seq;

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 8, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
 public class GptBlockBenchmark {
-    static final int BATCH = 8, D_MODEL = 256, HEADS = 4, FFN = 1024;
+    public static final int BATCH = 8, D_MODEL = 256, HEADS = 4, FFN = 1024;
 
     @Param({"256", "1024"})
     public int seq;

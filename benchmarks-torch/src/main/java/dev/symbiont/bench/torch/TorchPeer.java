@@ -1,20 +1,21 @@
 package dev.symbiont.bench.torch;
 
-import dev.symbiont.core.Generator;
-import dev.symbiont.core.Tensor;
-import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.nn.attention.BlockConfig;
-import dev.symbiont.nn.attention.TransformerBlock;
+import dev.symbiont.bench.AttentionBenchmark;
+import dev.symbiont.bench.GptBlockBenchmark;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.BoolOptional;
 import org.bytedeco.pytorch.DoubleOptional;
 import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorArrayRefOptional;
 import org.bytedeco.pytorch.TensorOptional;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static dev.symbiont.bench.GptBlockBenchmark.BATCH;
+import static dev.symbiont.bench.GptBlockBenchmark.D_MODEL;
+import static dev.symbiont.bench.GptBlockBenchmark.FFN;
 import static org.bytedeco.pytorch.global.torch.get_num_threads;
 import static org.bytedeco.pytorch.global.torch.manual_seed;
 import static org.bytedeco.pytorch.global.torch.randn;
@@ -24,21 +25,19 @@ import static org.bytedeco.pytorch.global.torch.show_config;
 
 /**
  * Symbiont and PyTorch (libtorch 2.7.1, PyTorch's own CPU build: MKL, oneDNN) on the same
- * workloads in one JVM, 2 threads each, alternated round by round ({@link Alternation}):
+ * workloads in one JVM, 2 threads each, alternated round by round ({@link Alternation}). Symbiont's
+ * side is the JMH benchmark itself (its state, set up as JMH would, and its benchmark methods):
  * <ul>
- *   <li>{@code block SEQ}: GptBlockBenchmark's GPT block (batch 8, d 256, 4 heads, FFN 1024,
- *       causal) against {@link TorchGptBlock}, forward and forward + backward of the sum.</li>
- *   <li>{@code attention SEQ}: AttentionBenchmark's causal attention forward + backward
- *       (batch 1, 8 heads, head_dim 64, float32, contiguous) against
+ *   <li>{@code block SEQ}: {@link GptBlockBenchmark} (batch 8, d 256, 4 heads, FFN 1024, causal)
+ *       against {@link TorchGptBlock}, forward and forward + backward of the sum.</li>
+ *   <li>{@code attention SEQ}: {@link AttentionBenchmark}'s causal attention forward + backward
+ *       (batch 1, 8 heads, head_dim 64, flash, float32, contiguous) against
  *       {@code scaled_dot_product_attention(is_causal=True)}.</li>
  * </ul>
  * Usage: {@code TorchPeer block|attention SEQ [ROUNDS [REPS]]}, {@code -Dwarmup=SECONDS} (20) of both
  * sides in turn first, {@code -Donly=symbiont|torch} for one side alone; run it with benchmarks/torch-peer.sh.
  */
 public final class TorchPeer {
-    static final int BATCH = 8, D_MODEL = 256, HEADS = 4, FFN = 1024;
-    static final int ATTN_HEADS = 8, HEAD_DIM = 64;
-
     public static void main(String[] args) throws Exception {
         if (args.length < 2) throw new IllegalArgumentException("usage: TorchPeer block|attention SEQ [ROUNDS [REPS]]");
         String workload = args[0];
@@ -67,60 +66,49 @@ public final class TorchPeer {
     }
 
     private static void addBlock(Alternation runs, int seq) {
-        TransformerBlock block = new TransformerBlock(BlockConfig.of(D_MODEL, HEADS, FFN), new Generator(42));
-        Tensor x = Tensor.randn(new Generator(1), BATCH, seq, D_MODEL).requiresGrad(true);
-        TorchGptBlock torchBlock = new TorchGptBlock(D_MODEL, HEADS, FFN);
-        org.bytedeco.pytorch.Tensor tx = TorchTensors.leaf(randn(BATCH, seq, D_MODEL));
+        GptBlockBenchmark symbiont = new GptBlockBenchmark();
+        symbiont.seq = seq;
+        symbiont.setUp();
+        TorchGptBlock torchBlock = new TorchGptBlock(D_MODEL, GptBlockBenchmark.HEADS, FFN);
+        Tensor x = TorchTensors.leaf(randn(BATCH, seq, D_MODEL));
 
-        runs.add("symbiont.forward", () -> {
-            try (var noGrad = GradMode.disabled()) {
-                block.forward(x, null, true, null);
-            }
-        });
+        runs.add("symbiont.forward", symbiont::forward);
         runs.add("torch.forward", () -> {
             try (var scope = new PointerScope(); var noGrad = new NoGradGuard()) {
-                torchBlock.forward(tx, BATCH, seq);
+                torchBlock.forward(x, BATCH, seq);
             }
         });
-        runs.add("symbiont.forwardBackward", () -> {
-            block.forward(x, null, true, null).sum().backward();
-            block.zeroGrad();
-            x.zeroGrad();
-        });
+        runs.add("symbiont.forwardBackward", symbiont::forwardBackward);
         runs.add("torch.forwardBackward", () -> {
             try (var scope = new PointerScope()) {
-                torchBlock.forward(tx, BATCH, seq).sum().backward();
+                torchBlock.forward(x, BATCH, seq).sum().backward();
                 torchBlock.zeroGrad();
-                TorchTensors.clearGrad(tx);
+                TorchTensors.clearGrad(x);
             }
         });
     }
 
     private static void addAttention(Alternation runs, int seq) {
-        Generator rng = new Generator(5);
-        Tensor q = Tensor.randn(rng, 1, ATTN_HEADS, seq, HEAD_DIM).requiresGrad(true);
-        Tensor k = Tensor.randn(rng, 1, ATTN_HEADS, seq, HEAD_DIM).requiresGrad(true);
-        Tensor v = Tensor.randn(rng, 1, ATTN_HEADS, seq, HEAD_DIM).requiresGrad(true);
-        Tensor gradOut = Tensor.randn(rng, 1, ATTN_HEADS, seq, HEAD_DIM);
-        var tq = TorchTensors.leaf(randn(1, ATTN_HEADS, seq, HEAD_DIM));
-        var tk = TorchTensors.leaf(randn(1, ATTN_HEADS, seq, HEAD_DIM));
-        var tv = TorchTensors.leaf(randn(1, ATTN_HEADS, seq, HEAD_DIM));
-        var tGradOut = randn(1, ATTN_HEADS, seq, HEAD_DIM);
-        tGradOut.retainReference();
+        AttentionBenchmark symbiont = new AttentionBenchmark();
+        symbiont.seq = seq;
+        symbiont.causal = true;
+        symbiont.impl = "flash";
+        symbiont.layout = "contiguous";
+        symbiont.precision = "float32";
+        symbiont.setUp();
+        long[] shape = {AttentionBenchmark.BATCH, AttentionBenchmark.HEADS, seq, AttentionBenchmark.HEAD_DIM};
+        Tensor q = TorchTensors.leaf(randn(shape)), k = TorchTensors.leaf(randn(shape)), v = TorchTensors.leaf(randn(shape));
+        Tensor gradOut = randn(shape);
+        gradOut.retainReference();
 
-        runs.add("symbiont.forwardBackward", () -> {
-            q.zeroGrad();
-            k.zeroGrad();
-            v.zeroGrad();
-            Tensor.scaledDotProductAttention(q, k, v, null, true).backward(gradOut);
-        });
+        runs.add("symbiont.forwardBackward", symbiont::forwardBackward);
         runs.add("torch.forwardBackward", () -> {
             try (var scope = new PointerScope()) {
-                TorchTensors.clearGrad(tq);
-                TorchTensors.clearGrad(tk);
-                TorchTensors.clearGrad(tv);
-                scaled_dot_product_attention(tq, tk, tv, new TensorOptional(), 0.0, true, new DoubleOptional(), false)
-                        .backward(tGradOut, new BoolOptional(), false, new TensorArrayRefOptional());
+                TorchTensors.clearGrad(q);
+                TorchTensors.clearGrad(k);
+                TorchTensors.clearGrad(v);
+                scaled_dot_product_attention(q, k, v, new TensorOptional(), 0.0, true, new DoubleOptional(), false)
+                        .backward(gradOut, new BoolOptional(), false, new TensorArrayRefOptional());
             }
         });
     }
