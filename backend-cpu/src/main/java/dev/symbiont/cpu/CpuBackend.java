@@ -3,7 +3,7 @@ package dev.symbiont.cpu;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.BinaryOp;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;

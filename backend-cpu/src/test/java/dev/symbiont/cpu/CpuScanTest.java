@@ -4,7 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.memory.MemoryTracker;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.fused.scan.Scans;

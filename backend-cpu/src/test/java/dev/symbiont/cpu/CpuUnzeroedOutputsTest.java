@@ -4,7 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.fused.linear.Linears;
 import dev.symbiont.core.fused.scan.Scans;

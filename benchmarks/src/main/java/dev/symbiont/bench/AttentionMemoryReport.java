@@ -4,7 +4,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryMeasure;
+import dev.symbiont.core.memory.MemoryMeasure;
 import dev.symbiont.cpu.CpuBackend;
 
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package dev.symbiont.bench;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.conv.ConvGeometry;
 import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.fused.CpuConv;

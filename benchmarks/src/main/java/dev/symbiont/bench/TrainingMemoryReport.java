@@ -6,7 +6,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryMeasure;
+import dev.symbiont.core.memory.MemoryMeasure;
 import dev.symbiont.nn.Checkpointed;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.ResidualMlpBlock;

@@ -5,7 +5,7 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryMeasure;
+import dev.symbiont.core.memory.MemoryMeasure;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.*;

@@ -2,7 +2,7 @@ package dev.symbiont.cpu.fused;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.norm.NormKernels.BatchNormResult;

@@ -3,7 +3,7 @@ package dev.symbiont.cpu.fused;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.conv.ConvGeometry;
 import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.conv.PoolGeometry;

@@ -2,7 +2,7 @@ package dev.symbiont.cpu.fused;
 
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.GroupedGrads;
 import dev.symbiont.cpu.gemm.Gemm;
 import dev.symbiont.cpu.gemm.GemmTiles;

@@ -1,7 +1,7 @@
 package dev.symbiont.cpu.fused;
 
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.GatedGrads;
 import dev.symbiont.cpu.fused.CpuGroupedGemm.Weight;
 import dev.symbiont.cpu.gemm.DualGemmTiles;

@@ -5,7 +5,7 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Fallbacks;

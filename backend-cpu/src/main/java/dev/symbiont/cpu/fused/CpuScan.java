@@ -3,7 +3,7 @@ package dev.symbiont.cpu.fused;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.cpu.kernels.LinearRecurrence;
 import dev.symbiont.cpu.kernels.ScanMath;

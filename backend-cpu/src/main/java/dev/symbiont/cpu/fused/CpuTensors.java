@@ -4,7 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.StridedCopy;
 

@@ -2,7 +2,7 @@ package dev.symbiont.cpu.kernels;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.HeapStorage;
 
 /**
  * scatter_add of whole rows: base (num, dim) += src (n, dim) at rows index[0..n), the shape an

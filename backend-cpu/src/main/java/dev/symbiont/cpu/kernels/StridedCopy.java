@@ -47,7 +47,7 @@ public final class StridedCopy {
     private static final int UNIT_ELEMENTS = 16 * 1024;
 
     /** A zero-filled host array of the dtype's Java type. */
-    public static Object newArray(DType dtype, int size) { return dev.symbiont.core.backend.BufferPool.newArray(dtype, size); }
+    public static Object newArray(DType dtype, int size) { return dev.symbiont.core.heap.BufferPool.newArray(dtype, size); }
 
     /** The layout's elements in row-major order as a new array of the same Java type. */
     public static Object toContiguous(Object src, DType dtype, Layout layout) {

@@ -4,10 +4,11 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
-import dev.symbiont.core.backend.BufferPool;
-import dev.symbiont.core.backend.HeapStorage;
+import dev.symbiont.core.heap.BufferPool;
+import dev.symbiont.core.heap.HeapMemory;
+import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.backend.MemoryStats;
-import dev.symbiont.core.backend.MemoryTracker;
+import dev.symbiont.core.memory.MemoryTracker;
 import dev.symbiont.core.backend.Philox;
 import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
@@ -27,7 +28,7 @@ import java.util.OptionalLong;
  * layout lies inside the storage, index values) and throws naming the op, so a mistake above
  * never becomes an ArrayIndexOutOfBoundsException or a wrong answer.
  */
-public class ReferenceBackend implements Backend {
+public class ReferenceBackend implements Backend, HeapMemory {
     private final MemoryTracker tracker = new MemoryTracker();
     private final BufferPool pool = new BufferPool();
 

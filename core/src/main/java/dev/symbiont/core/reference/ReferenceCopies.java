@@ -30,7 +30,7 @@ final class ReferenceCopies {
     }
 
     /** A zero-filled host array of the dtype's Java type. */
-    static Object newArray(DType dtype, int size) { return dev.symbiont.core.backend.BufferPool.newArray(dtype, size); }
+    static Object newArray(DType dtype, int size) { return dev.symbiont.core.heap.BufferPool.newArray(dtype, size); }
 
     /** True when the host array has the Java type that holds {@code dtype}. */
     static boolean holds(DType dtype, Object array) {

@@ -4,9 +4,9 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.HeapStorage;
-import dev.symbiont.core.backend.MemoryMeasure;
-import dev.symbiont.core.backend.ReleaseCheck;
+import dev.symbiont.core.heap.HeapStorage;
+import dev.symbiont.core.memory.MemoryMeasure;
+import dev.symbiont.core.heap.ReleaseCheck;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;
 

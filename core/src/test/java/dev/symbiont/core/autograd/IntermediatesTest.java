@@ -2,9 +2,9 @@ package dev.symbiont.core.autograd;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.HeapStorage;
-import dev.symbiont.core.backend.MemoryTracker;
-import dev.symbiont.core.backend.ReleaseCheck;
+import dev.symbiont.core.heap.HeapStorage;
+import dev.symbiont.core.memory.MemoryTracker;
+import dev.symbiont.core.heap.ReleaseCheck;
 import dev.symbiont.core.backend.Storage;
 import org.junit.jupiter.api.Test;
 

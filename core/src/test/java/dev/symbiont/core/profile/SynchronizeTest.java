@@ -5,7 +5,7 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.Backends;
-import dev.symbiont.core.backend.MemoryMeasure;
+import dev.symbiont.core.memory.MemoryMeasure;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;

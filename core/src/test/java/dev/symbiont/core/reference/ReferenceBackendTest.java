@@ -50,12 +50,12 @@ class ReferenceBackendTest {
     @Test
     void should_not_count_buffers_under_the_tracking_floor() {
         ReferenceBackend backend = new ReferenceBackend();
-        int justUnder = (int) (dev.symbiont.core.backend.MemoryTracker.DEFAULT_MIN_TRACKED_BYTES / 4) - 1;
+        int justUnder = (int) (dev.symbiont.core.memory.MemoryTracker.DEFAULT_MIN_TRACKED_BYTES / 4) - 1;
         Storage small = backend.allocate(DType.FLOAT32, justUnder);
         assertEquals(new MemoryStats(0, 0), backend.memory());
         small.release();
         Storage atFloor = backend.allocate(DType.FLOAT32, justUnder + 1);
-        assertEquals(dev.symbiont.core.backend.MemoryTracker.DEFAULT_MIN_TRACKED_BYTES, backend.memory().allocatedBytes());
+        assertEquals(dev.symbiont.core.memory.MemoryTracker.DEFAULT_MIN_TRACKED_BYTES, backend.memory().allocatedBytes());
         atFloor.release();
         assertEquals(0, backend.memory().allocatedBytes());
     }

@@ -1,5 +1,7 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.memory;
 
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;

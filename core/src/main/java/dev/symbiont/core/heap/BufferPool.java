@@ -1,4 +1,4 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.heap;
 
 import dev.symbiont.core.DType;
 
@@ -14,7 +14,7 @@ import java.util.LinkedHashMap;
  * as it is ({@link #take} with {@code zeroed} false), every other caller a zeroed one.
  *
  * <p>Arrays are kept by dtype and exact length: a Java array cannot be split or shortened, and a
- * longer one would make {@link Storage#size()} differ from the array's length, which kernels
+ * longer one would make {@link dev.symbiont.core.backend.Storage#size()} differ from the array's length, which kernels
  * (and EJML's direct path) read. A training step repeats its shapes exactly, so exact lengths
  * hit. Arrays under {@link #MIN_ELEMENTS} are never kept (allocating them is cheaper than the
  * bookkeeping), and idle arrays never hold more than the cap: past it the least recently used
@@ -83,7 +83,7 @@ public final class BufferPool {
         }
     }
 
-    /** Bytes of idle arrays held now (not counted as live by the backend's {@link MemoryTracker}). */
+    /** Bytes of idle arrays held now (not counted as live by the backend's {@link dev.symbiont.core.memory.MemoryTracker}). */
     public synchronized long idleBytes() { return idleBytes; }
 
     /** Takes served by an idle array, and takes of a poolable size that had to allocate. */

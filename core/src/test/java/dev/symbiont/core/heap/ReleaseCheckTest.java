@@ -1,5 +1,7 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.heap;
 
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.reference.ReferenceBackend;

@@ -1,5 +1,7 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.heap;
 
+import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.memory.MemoryTracker;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.memory;
 
+import dev.symbiont.core.backend.MemoryStats;
 import dev.symbiont.core.Scope;
 
 import java.lang.ref.Cleaner;

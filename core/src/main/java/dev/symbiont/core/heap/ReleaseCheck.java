@@ -1,5 +1,6 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.heap;
 
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.Scope;
 import dev.symbiont.core.Switch;
 

@@ -1,5 +1,6 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.memory;
 
+import dev.symbiont.core.backend.Backend;
 import java.lang.ref.Reference;
 import java.util.function.Supplier;
 

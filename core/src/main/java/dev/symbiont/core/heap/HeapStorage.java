@@ -1,5 +1,9 @@
-package dev.symbiont.core.backend;
+package dev.symbiont.core.heap;
 
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.backend.AllocationOrder;
+import dev.symbiont.core.memory.MemoryTracker;
 import dev.symbiont.core.DType;
 
 import java.lang.ref.Cleaner;
