@@ -11,7 +11,7 @@ package dev.symbiont.cpu.gemm;
  * <p>Tile edges fall on micro-tile multiples (ROWS of MR, COLS of NR), so every element of C is
  * summed in the order {@link VectorGemm#sgemm} sums it on one thread, or on several when it
  * cuts C into rectangles: the result depends neither on which thread runs a tile nor on the
- * order of the tiles. (A parallel {@code sgemm} of {@code VectorGemm.SPLIT_K_DEPTH} or more
+ * order of the tiles. (A parallel {@code sgemm} of {@code GemmSplit.SPLIT_K_DEPTH} or more
  * k steps may cut k instead and add the slices, which a tile never does.)
  */
 public final class GemmTiles {
@@ -26,10 +26,10 @@ public final class GemmTiles {
     /** Columns of C per tile: one B block. */
     public static final int COLS = VectorGemm.NC;
 
-    private final VectorGemm.Problem pr;
+    private final VectorGemmLoops.Problem pr;
     private final int rowTiles, colTiles;
 
-    private GemmTiles(VectorGemm.Problem pr) {
+    private GemmTiles(VectorGemmLoops.Problem pr) {
         this.pr = pr;
         boolean empty = pr.trivial(); // writes C when k = 0
         this.rowTiles = empty ? 0 : ceilDiv(pr.m(), ROWS);
@@ -53,7 +53,7 @@ public final class GemmTiles {
                                float[] b, int bOff, int bRowStride, int bColStride,
                                float[] c, int cOff, int ldc, boolean accumulate) {
         GemmChecks.check(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride, c, cOff, ldc);
-        return new GemmTiles(new VectorGemm.Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride,
+        return new GemmTiles(new VectorGemmLoops.Problem(m, n, k, a, aOff, aRowStride, aColStride, b, bOff, bRowStride, bColStride,
                 c, cOff, ldc, null, 0, null, 0, accumulate));
     }
 
@@ -71,7 +71,7 @@ public final class GemmTiles {
     /** Computes tile t of C on the calling thread. */
     public void run(int t) {
         int[] r = bounds(t);
-        VectorGemm.rectangle(pr, VectorGemm.Blocking.DEFAULT, r[0], r[1], r[2], r[3]);
+        VectorGemmLoops.rectangle(pr, VectorGemm.Blocking.DEFAULT, r[0], r[1], r[2], r[3]);
     }
 
     /** {r0, r1, c0, c1} of tile t. */

@@ -43,7 +43,7 @@ class VectorGemmSplitKTest {
                 }
             }
             // shallower than SPLIT_K_DEPTH the product is cut into rectangles of C, as before
-            int shallow = VectorGemm.SPLIT_K_DEPTH - 1;
+            int shallow = GemmSplit.SPLIT_K_DEPTH - 1;
             assertEquals(1, VectorGemm.kParts(100, 60, shallow, pool.getParallelism()));
             check(pool, 100, 60, shallow, Layout.TRANSPOSED, rnd);
         }
