@@ -75,7 +75,7 @@ class VectorTileMathTest {
     @CsvSource({"64, 64, 128", "40, 64, 64", "12, 32, 9", "4, 64, 20", "7, 48, 33"})
     void transposedBlocksOfTheBackwardsStrideGiveTheSameBits(int m, int n, int k) {
         Random r = new Random(11);
-        int ld = VectorTileMath.TRANSPOSED_STRIDE, other = ld + 3;
+        int ld = VectorTileKernels.TRANSPOSED_STRIDE, other = ld + 3;
         float[] a = random(r, m * k), b = random(r, k * n);
         float[] atBlock = new float[k * ld], atOther = new float[k * other];
         for (int i = 0; i < m; i++) for (int p = 0; p < k; p++) atBlock[p * ld + i] = atOther[p * other + i] = a[i * k + p];
