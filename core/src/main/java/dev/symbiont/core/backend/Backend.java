@@ -63,22 +63,21 @@ public interface Backend {
      */
     default Storage empty(DType dtype, long size) { return allocate(dtype, size); }
 
-    /*
-     * Transfers between host memory and this backend's buffers. The host side is a
-     * MemorySegment of little-endian elements, each dtype's raw bits (bfloat16 and float16 as
-     * 16-bit patterns), laid out as HostSegments.elementLayout says: a heap array, off-heap
-     * memory or a slice of a memory-mapped file alike, of any size a long counts. A backend
-     * implements the two segment forms; the Java-array forms are conveniences built on them.
-     * Neither direction keeps a reference to the host memory: it may be freed or unmapped as
-     * soon as the call returns.
-     */
-
     /**
-     * Copies {@code source.byteSize() / dtype.byteSize()} elements from a host segment into a
-     * new buffer. A byte size that is not a whole number of elements is an error naming
-     * {@code upload}, the byte size and the element size; a backend whose buffers cannot hold
-     * that many elements (the heap backends: a Java array's 2^31 − 9) throws naming
-     * {@code upload}, the dtype and the count.
+     * Copies {@code source.byteSize() / dtype.byteSize()} elements from host memory into a new
+     * buffer.
+     *
+     * <p>The host side of both transfers is a {@link MemorySegment} of little-endian elements,
+     * each dtype's raw bits (bfloat16 and float16 as 16-bit patterns), not necessarily aligned
+     * ({@link HostSegments#elementLayout}): a heap array, off-heap memory or a slice of a
+     * memory-mapped file alike, of any size a long counts. A backend implements the two segment
+     * forms; the Java-array forms are conveniences built on them. Neither keeps a reference to
+     * the host memory, which may be freed or unmapped as soon as the call returns.
+     *
+     * <p>A byte size that is not a whole number of elements is an error naming {@code upload},
+     * the byte size and the element size; a backend whose buffers cannot hold that many elements
+     * (the heap backends: a Java array's 2^31 − 9) throws naming {@code upload}, the dtype and
+     * the count.
      */
     Storage upload(DType dtype, MemorySegment source);
 
