@@ -3,6 +3,7 @@ package dev.symbiont.core;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.autograd.GradFn;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
@@ -20,6 +21,8 @@ import dev.symbiont.core.ops.Reductions;
 import dev.symbiont.core.ops.Transfer;
 import dev.symbiont.core.ops.Views;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
@@ -77,6 +80,16 @@ public final class Tensor {
     public static Tensor fromArray(float[] data, int... shape) { return Creation.fromArray(data, shape); }
     public static Tensor fromArray(int[] data, int... shape) { return Creation.fromArray(data, shape); }
     public static Tensor fromArray(long[] data, int... shape) { return Creation.fromArray(data, shape); }
+
+    /**
+     * A copy on the current backend of host memory holding little-endian {@code dtype} elements
+     * in row-major order (PyTorch's {@code torch.frombuffer(...).clone()}): a heap or off-heap
+     * segment, or a slice of a memory-mapped file, of exactly {@code numel(shape) * dtype.byteSize()}
+     * bytes. The segment may be freed once this returns.
+     */
+    public static Tensor fromSegment(MemorySegment source, DType dtype, int... shape) {
+        return Creation.fromSegment(Backends.current(), source, dtype, shape);
+    }
 
     // ---- metadata -----------------------------------------------------------------------------
 
@@ -200,6 +213,15 @@ public final class Tensor {
 
     /** The values as int64 in row-major order (integer tensors, or floats truncated). */
     public long[] toLongArray() { return Transfer.toLongArray(this); }
+
+    /**
+     * Writes the values in row-major order, as little-endian bytes of this tensor's dtype, to the
+     * start of {@code target}, which must be writable and hold {@code numel() * dtype().byteSize()} bytes.
+     */
+    public void copyTo(MemorySegment target) { Transfer.copyTo(this, target); }
+
+    /** The values as {@link #copyTo} writes them, in a new segment allocated from {@code arena}. */
+    public MemorySegment toSegment(Arena arena) { return Transfer.toSegment(this, arena); }
 
     /** The single value of a one-element tensor. */
     public float item() {

@@ -1,5 +1,6 @@
 package dev.symbiont.io;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
@@ -20,8 +21,10 @@ import java.util.Map;
  * BF16, I32 and I64 map to Symbiont's float32, float16, bfloat16, int32 and int64.
  *
  * <p>Reading validates the whole header against the file before allocating any tensor, so a
- * corrupt file throws {@link SafetensorsFormatException} and loads nothing. Data is memory-mapped
- * (through a {@link MemorySegment}, so files past 2 GiB work) and copied into backend storage.
+ * corrupt file throws {@link SafetensorsFormatException} and loads nothing. The data section is
+ * memory-mapped (a {@link MemorySegment}, so files past 2 GiB work) and each tensor is uploaded
+ * from its slice of the mapping straight into backend storage: the file's bytes never pass
+ * through a Java array on the way, so loading holds the model once, not twice.
  */
 public final class Safetensors {
     private Safetensors() {}
@@ -46,22 +49,23 @@ public final class Safetensors {
         return read(file, Backends.current());
     }
 
-    /** Loads every tensor onto {@code backend}, contiguous, in header order. */
+    /** Loads every tensor onto {@code backend}, contiguous, in header order, in the dtype the file holds. */
     public static SafetensorsFile read(Path file, Backend backend) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
-            SafetensorsHeader header = HeaderParser.read(file, channel);
-            MemorySegment data = header.dataLength() == 0 ? MemorySegment.NULL
-                    : channel.map(FileChannel.MapMode.READ_ONLY, header.dataStart(), header.dataLength(), arena);
-            Map<String, Tensor> tensors = new LinkedHashMap<>();
-            try {
-                for (TensorInfo info : header.tensors().values()) tensors.put(info.name(), load(data, info, backend));
-            } catch (RuntimeException | Error e) {
-                // An allocation failure part way must not leave device memory held by half a model.
-                for (Tensor t : tensors.values()) t.storage().release();
-                throw e;
-            }
-            return new SafetensorsFile(tensors, header.metadata());
+        return load(file, backend, null);
+    }
+
+    /**
+     * Loads every tensor onto {@code backend} with its floating-point tensors converted to
+     * {@code floating} (Hugging Face's {@code torch_dtype}: a bfloat16 checkpoint for a model that
+     * computes in float32); integer tensors keep their dtype. Each tensor is converted on the
+     * backend as it loads and its file-dtype buffer released at once, so the temporary is one
+     * tensor in the file's dtype, never the whole file.
+     */
+    public static SafetensorsFile read(Path file, Backend backend, DType floating) throws IOException {
+        if (floating == null || !floating.isFloating()) {
+            throw new IllegalArgumentException("read " + file + ": tensors can be converted to a floating dtype, not " + floating);
         }
+        return load(file, backend, floating);
     }
 
     /** The validated header (names, dtypes, shapes, offsets, metadata) without reading any tensor data. */
@@ -71,10 +75,30 @@ public final class Safetensors {
         }
     }
 
-    private static Tensor load(MemorySegment data, TensorInfo info, Backend backend) {
-        int n = info.numel();
-        Object host = DTypeCodes.newArray(info.dtype(), n);
-        MemorySegment.copy(data, DTypeCodes.layout(info.dtype()), info.begin(), host, 0, n);
-        return Tensor.of(backend.upload(info.dtype(), host), info.shape());
+    /** Maps the data section and uploads each tensor from its slice of the mapping; {@code floating} null keeps dtypes. */
+    private static SafetensorsFile load(Path file, Backend backend, DType floating) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            SafetensorsHeader header = HeaderParser.read(file, channel);
+            MemorySegment data = header.dataLength() == 0 ? MemorySegment.NULL
+                    : channel.map(FileChannel.MapMode.READ_ONLY, header.dataStart(), header.dataLength(), arena);
+            Map<String, Tensor> tensors = new LinkedHashMap<>();
+            try {
+                for (TensorInfo info : header.tensors().values()) tensors.put(info.name(), load(data, info, backend, floating));
+            } catch (RuntimeException | Error e) {
+                // An allocation failure part way must not leave device memory held by half a model.
+                for (Tensor t : tensors.values()) t.storage().release();
+                throw e;
+            }
+            return new SafetensorsFile(tensors, header.metadata());
+        } // unmapped here: the backend copied every tensor out of the mapping
+    }
+
+    private static Tensor load(MemorySegment data, TensorInfo info, Backend backend, DType floating) {
+        MemorySegment bytes = data.asSlice(info.begin(), info.byteLength());
+        Tensor loaded = Tensor.of(backend.upload(info.dtype(), bytes), info.shape());
+        if (floating == null || !info.dtype().isFloating() || info.dtype() == floating) return loaded;
+        Tensor converted = loaded.to(floating);
+        loaded.storage().release();
+        return converted;
     }
 }

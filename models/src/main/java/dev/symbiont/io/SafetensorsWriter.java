@@ -4,14 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -25,7 +24,7 @@ import java.util.Map;
  * through {@link AtomicFiles}, so a failure never leaves a half-written checkpoint behind.
  */
 final class SafetensorsWriter {
-    /** Bytes encoded per step: one tensor's data streams through this instead of one big array. */
+    /** Bytes written per step: one tensor's data streams through this instead of one big array. */
     private static final int CHUNK_BYTES = 1 << 16;
     private static final ObjectMapper MAPPER = JsonMapper.builder().build();
 
@@ -39,7 +38,7 @@ final class SafetensorsWriter {
             out.write(prefix);
             out.write(header);
             byte[] chunk = new byte[CHUNK_BYTES];
-            for (Map.Entry<String, Tensor> e : tensors.entrySet()) writeData(out, e.getKey(), e.getValue(), chunk);
+            for (Tensor t : tensors.values()) writeData(out, t, chunk);
         });
     }
 
@@ -88,22 +87,16 @@ final class SafetensorsWriter {
         return out;
     }
 
-    private static void writeData(OutputStream out, String name, Tensor t, byte[] chunk) throws IOException {
-        DType dtype = t.dtype();
-        // download gives the elements row-major whatever the view's strides, on any backend.
-        Object host = t.backend().download(t.storage(), t.layout());
-        int n = Array.getLength(host);
-        if (n != t.numel()) {
-            throw new IllegalStateException("tensor \"" + name + "\": backend " + t.backend().name() + " downloaded "
-                    + n + " elements for shape " + Arrays.toString(t.shape()));
-        }
-        ValueLayout layout = DTypeCodes.layout(dtype);
-        MemorySegment buffer = MemorySegment.ofArray(chunk);
-        int perChunk = chunk.length / dtype.byteSize();
-        for (int i = 0; i < n; i += perChunk) {
-            int count = Math.min(perChunk, n - i);
-            MemorySegment.copy(host, i, buffer, layout, 0, count);
-            out.write(chunk, 0, count * dtype.byteSize());
+    private static void writeData(OutputStream out, Tensor t, byte[] chunk) throws IOException {
+        // The tensor's row-major little-endian bytes (whatever the view's strides, on any backend),
+        // one tensor at a time in native memory rather than on the heap.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment bytes = t.toSegment(arena);
+            for (long at = 0; at < bytes.byteSize(); at += chunk.length) {
+                int count = (int) Math.min(chunk.length, bytes.byteSize() - at);
+                MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, at, chunk, 0, count);
+                out.write(chunk, 0, count);
+            }
         }
     }
 }

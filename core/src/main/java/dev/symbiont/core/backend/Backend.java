@@ -4,6 +4,8 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.fused.Family;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * The compute seam. A backend computes on {@link Storage}s described by {@link Layout}s and
  * never tracks gradients: autograd lives in core, above this interface.
@@ -62,13 +64,48 @@ public interface Backend {
     default Storage empty(DType dtype, long size) { return allocate(dtype, size); }
 
     /**
-     * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
-     * int64, short[] (raw bits) for bfloat16 and float16.
+     * Copies {@code source.byteSize() / dtype.byteSize()} elements from host memory into a new
+     * buffer.
+     *
+     * <p>The host side of both transfers is a {@link MemorySegment} of little-endian elements,
+     * each dtype's raw bits (bfloat16 and float16 as 16-bit patterns), not necessarily aligned
+     * ({@link HostSegments#elementLayout}): a heap array, off-heap memory or a slice of a
+     * memory-mapped file alike, of any size a long counts. A backend implements the two segment
+     * forms; the Java-array forms are conveniences built on them. Neither keeps a reference to
+     * the host memory, which may be freed or unmapped as soon as the call returns.
+     *
+     * <p>A byte size that is not a whole number of elements is an error naming {@code upload},
+     * the byte size and the element size; a backend whose buffers cannot hold that many elements
+     * (the heap backends: a Java array's 2^31 − 9) throws naming {@code upload}, the dtype and
+     * the count.
      */
-    Storage upload(DType dtype, Object hostArray);
+    Storage upload(DType dtype, MemorySegment source);
 
-    /** The layout's elements in row-major order as a new host array of the dtype's Java type. */
-    Object download(Storage storage, Layout layout);
+    /**
+     * Writes the layout's elements, in row-major order, to the start of {@code target}, which
+     * must be writable and hold at least {@code layout.numel() * dtype.byteSize()} bytes (else an
+     * error naming {@code download} and both sizes); bytes past them are left as they are.
+     */
+    void download(Storage storage, Layout layout, MemorySegment target);
+
+    /**
+     * Copies a host array into a new buffer: float[] for float32, int[] for int32, long[] for
+     * int64, short[] (raw bits) for bfloat16 and float16. The default uploads the array's
+     * memory as a segment ({@link MemorySegment#ofArray}), so the data is copied once.
+     */
+    default Storage upload(DType dtype, Object hostArray) {
+        return upload(dtype, HostSegments.ofArray("upload", dtype, hostArray));
+    }
+
+    /**
+     * The layout's elements in row-major order as a new host array of the dtype's Java type.
+     * The default downloads into a fresh array seen as a segment.
+     */
+    default Object download(Storage storage, Layout layout) {
+        Object array = HostSegments.newArray(storage.dtype(), layout.numel());
+        download(storage, layout, HostSegments.ofArray("download", storage.dtype(), array));
+        return array;
+    }
 
     /** Copies a strided view into a new contiguous buffer of the same dtype. */
     Storage contiguous(Storage storage, Layout layout);

@@ -125,14 +125,7 @@ public final class BufferPool {
     private static long key(DType dtype, int size) { return ((long) dtype.ordinal() << 32) | size; }
 
     /** A new, zero-filled array of the dtype's Java type (float[], int[], long[], short[] for halves). */
-    public static Object newArray(DType dtype, int size) {
-        return switch (dtype) {
-            case FLOAT32 -> new float[size];
-            case INT32 -> new int[size];
-            case INT64 -> new long[size];
-            case BFLOAT16, FLOAT16 -> new short[size];
-        };
-    }
+    public static Object newArray(DType dtype, int size) { return dev.symbiont.core.backend.HostSegments.newArray(dtype, size); }
 
     private static void zero(Object array) {
         switch (array) {

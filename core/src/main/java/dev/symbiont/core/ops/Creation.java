@@ -6,8 +6,10 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.HostSegments;
 import dev.symbiont.core.backend.RandomKind;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /** New tensors on the current backend ({@link Backends#current()}) or a given one. */
@@ -79,6 +81,21 @@ public final class Creation {
                     + Arrays.toString(shape) + " (" + Layout.numel(shape) + " elements)");
         }
         return Tensor.of(backend.upload(dtype, data), shape);
+    }
+
+    /**
+     * Copies a host segment of little-endian {@code dtype} elements (bfloat16 and float16 as
+     * 16-bit patterns) onto {@code backend} in the given shape; the segment's byte size must be
+     * exactly the shape's element count times the element size.
+     */
+    public static Tensor fromSegment(Backend backend, MemorySegment source, DType dtype, int... shape) {
+        checkShape("fromSegment", shape);
+        long count = HostSegments.elementCount("fromSegment", dtype, source);
+        if (count != Layout.numel(shape)) {
+            throw new IllegalArgumentException("fromSegment: a segment of " + source.byteSize() + " bytes holds " + count + " "
+                    + dtype + " elements, shape " + Arrays.toString(shape) + " needs " + Layout.numel(shape));
+        }
+        return Tensor.of(backend.upload(dtype, source), shape);
     }
 
     static Tensor fromDoubles(Backend backend, double[] values, DType dtype, int... shape) {

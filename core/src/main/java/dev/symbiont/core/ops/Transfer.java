@@ -5,17 +5,24 @@ import dev.symbiont.core.Half;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.HostSegments;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
-/** Moving tensors between backends and dtypes, and out to Java arrays. */
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/** Moving tensors between backends and dtypes, and out to Java arrays and host memory segments. */
 public final class Transfer {
     private Transfer() {}
 
     public static Tensor toBackend(Tensor x, Backend target) {
         if (x.backend() == target) return x;
-        try (var p = Profiled.pass("to", OpCategory.COPY, x, 0)) {
-            Object host = x.backend().download(x.storage(), x.layout());
+        // Staged through off-heap memory: a device backend on either side copies it without
+        // pinning a heap array, and the staging copy never lands on the Java heap.
+        try (var p = Profiled.pass("to", OpCategory.COPY, x, 0); Arena staging = Arena.ofConfined()) {
+            MemorySegment host = staging.allocate(bytes(x), x.dtype().byteSize());
+            x.backend().download(x.storage(), x.layout(), host);
             Tensor out = Tensor.of(target.upload(x.dtype(), host), x.shape());
             Backend source = x.backend();
             return Autograd.record("to", out, g -> new Tensor[] {toBackend(g, source)}, x);
@@ -30,6 +37,27 @@ public final class Transfer {
             DType source = x.dtype();
             return Autograd.record("to", out, g -> new Tensor[] {toDType(g, source)}, x);
         }
+    }
+
+    /** The bytes of x's elements, row-major in its dtype. */
+    private static long bytes(Tensor x) { return (long) x.numel() * x.dtype().byteSize(); }
+
+    /**
+     * Writes x's elements, row-major, as little-endian bytes of its dtype to the start of
+     * {@code target}, which needs room for {@code numel * dtype.byteSize()} bytes.
+     */
+    public static void copyTo(Tensor x, MemorySegment target) {
+        HostSegments.checkRoom("copyTo", x.dtype(), x.numel(), target);
+        try (var p = Profiled.pass("download", OpCategory.COPY, x, 0)) {
+            x.backend().download(x.storage(), x.layout(), target);
+        }
+    }
+
+    /** x's elements in a new segment of {@code arena}, aligned to the element size. */
+    public static MemorySegment toSegment(Tensor x, Arena arena) {
+        MemorySegment out = arena.allocate(bytes(x), x.dtype().byteSize());
+        copyTo(x, out);
+        return out;
     }
 
     /** Reading values back to the host: on an accelerator, the point where the host waits for it. */

@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.BinaryOp;
+import dev.symbiont.core.backend.HostSegments;
 import dev.symbiont.core.heap.BufferPool;
 import dev.symbiont.core.heap.HeapMemory;
 import dev.symbiont.core.heap.HeapStorage;
@@ -15,6 +16,8 @@ import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.OptionalLong;
 
@@ -112,22 +115,60 @@ public class ReferenceBackend implements Backend, HeapMemory {
     @Override
     public Storage empty(DType dtype, long size) { return newUninitialized(dtype, size); }
 
+    /** One bulk copy from the segment into a new array. */
     @Override
-    public Storage upload(DType dtype, Object hostArray) {
-        if (hostArray == null || !ReferenceCopies.holds(dtype, hostArray)) {
-            throw new IllegalArgumentException("upload: " + dtype + " needs a "
-                    + ReferenceCopies.newArray(dtype, 0).getClass().getSimpleName() + ", got "
-                    + (hostArray == null ? "null" : hostArray.getClass().getSimpleName()));
-        }
-        int n = java.lang.reflect.Array.getLength(hostArray);
+    public Storage upload(DType dtype, MemorySegment source) {
+        int n = heapSize("upload", dtype, HostSegments.elementCount("upload", dtype, source));
         HeapStorage copy = newUninitialized(dtype, n);
-        System.arraycopy(hostArray, 0, copy.array(), 0, n);
+        MemorySegment.copy(source, HostSegments.elementLayout(dtype), 0, arraySegment(copy.array()), arrayLayout(dtype), 0, n);
         return copy;
     }
 
+    /**
+     * A contiguous layout is one bulk copy; a strided one is written by this backend's strided
+     * copy straight into the target when the target is a host array of the dtype (as for the
+     * array form of download), else into a scratch array that is then copied in bulk.
+     */
     @Override
-    public Object download(Storage storage, Layout layout) {
-        return toContiguous(heap("download", storage, layout).array(), storage.dtype(), layout);
+    public void download(Storage storage, Layout layout, MemorySegment target) {
+        DType dtype = storage.dtype();
+        Object array = heap("download", storage, layout).array();
+        int n = layout.numel();
+        HostSegments.checkRoom("download", dtype, n, target);
+        if (n == 0) return;
+        long from = layout.offset();
+        if (!layout.isContiguous()) {
+            HostSegments.ArrayView view = HostSegments.arrayView(dtype, target);
+            if (view != null) {
+                copyStrided(array, layout, view.array(), new Layout(layout.shape(), Layout.rowMajorStrides(layout.shape()), view.first()));
+                return;
+            }
+            array = toContiguous(array, dtype, layout);
+            from = 0;
+        }
+        MemorySegment.copy(arraySegment(array), arrayLayout(dtype), from * dtype.byteSize(),
+                target, HostSegments.elementLayout(dtype), 0, n);
+    }
+
+    /** A host array's memory, as {@link MemorySegment#ofArray} sees it. */
+    private static MemorySegment arraySegment(Object array) {
+        return switch (array) {
+            case float[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException("not a host array: " + array.getClass().getSimpleName());
+        };
+    }
+
+    /** The element layout of a host array of the dtype (native order, so copies to the little-endian side swap where needed). */
+    private static ValueLayout arrayLayout(DType dtype) {
+        return switch (dtype) {
+            case FLOAT32 -> ValueLayout.JAVA_FLOAT;
+            case INT32 -> ValueLayout.JAVA_INT;
+            case INT64 -> ValueLayout.JAVA_LONG;
+            case BFLOAT16, FLOAT16 -> ValueLayout.JAVA_SHORT;
+        };
     }
 
     @Override

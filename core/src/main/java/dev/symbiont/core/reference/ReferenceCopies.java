@@ -32,16 +32,6 @@ final class ReferenceCopies {
     /** A zero-filled host array of the dtype's Java type. */
     static Object newArray(DType dtype, int size) { return dev.symbiont.core.heap.BufferPool.newArray(dtype, size); }
 
-    /** True when the host array has the Java type that holds {@code dtype}. */
-    static boolean holds(DType dtype, Object array) {
-        return switch (dtype) {
-            case FLOAT32 -> array instanceof float[];
-            case INT32 -> array instanceof int[];
-            case INT64 -> array instanceof long[];
-            case BFLOAT16, FLOAT16 -> array instanceof short[];
-        };
-    }
-
     /** The layout's elements in row-major order as a new array of the same Java type. */
     static Object toContiguous(Object src, DType dtype, Layout layout) {
         Object out = newArray(dtype, layout.numel());

@@ -116,4 +116,9 @@ public abstract class BackendConformanceTest {
     class Random extends RandomConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
+
+    @Nested
+    class Transfers extends TransferConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
 }

@@ -5,6 +5,8 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.reference.ReferenceBackend;
+import java.lang.foreign.MemorySegment;
+
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -16,14 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MasksTest {
     private static final float INF = Float.NEGATIVE_INFINITY;
 
-    /** A backend that counts host uploads: a mask must need none. */
+    /** A backend that counts host uploads (the array form goes through the segment form): a mask must need none. */
     static final class CountingUploads extends ReferenceBackend {
         int uploads;
 
         @Override
-        public Storage upload(DType dtype, Object hostArray) {
+        public Storage upload(DType dtype, MemorySegment source) {
             uploads++;
-            return super.upload(dtype, hostArray);
+            return super.upload(dtype, source);
         }
     }
 
