@@ -108,6 +108,11 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
+    class Transfers extends TransferConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
     class Release extends ReleaseConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
