@@ -11,7 +11,8 @@ import java.io.UncheckedIOException;
 
 /** Options every model command takes, and the frame they set up around the command's work. */
 final class CommonOptions {
-    @Option(names = "--backend", description = "Backend name (default: the fastest available).")
+    @Option(names = "--backend", paramLabel = "<device>",
+            description = "Backend name or device with an ordinal, e.g. cpu, cuda, cuda:1 (default: the fastest available).")
     String backendName;
 
     @Option(names = "--seed", defaultValue = "42", description = "Random seed (default: ${DEFAULT-VALUE}).")

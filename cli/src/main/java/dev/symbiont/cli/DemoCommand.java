@@ -51,7 +51,7 @@ final class DemoCommand implements Runnable {
         Adam adam = new Adam(mlp.namedParameters(), Adam.options(lr));
 
         System.out.printf(Locale.ROOT, "demo: fitting y = sin(3x) with a 1-%d-1 tanh MLP on the %s backend, %d steps%n",
-                hidden, backend.name(), steps);
+                hidden, backend.device(), steps);
         float first = Float.NaN, last = Float.NaN;
         long start = System.nanoTime();
         for (int step = 1; step <= steps; step++) {

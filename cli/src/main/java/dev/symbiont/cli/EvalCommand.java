@@ -38,7 +38,7 @@ final class EvalCommand implements Runnable {
         var test = source.dataset(Split.TEST, common.seed);
         System.out.printf(Locale.ROOT, "eval: %s (width %s, %,d parameters) from %s on %s, %,d test images, on %s%n",
                 loaded.metadata().get(ImageArchitecture.ARCHITECTURE), loaded.metadata().get(ImageArchitecture.WIDTH),
-                loaded.model().parameterCount(), model.resolve(ModelFiles.WEIGHTS), source.description(), test.size(), backend.name());
+                loaded.model().parameterCount(), model.resolve(ModelFiles.WEIGHTS), source.description(), test.size(), backend.device());
         ClassificationTally t = ClassifierEvaluation.run(loaded.model(), ClassifierEvaluation.loader(test), FashionMnist.CLASSES.size());
         System.out.println("eval: test " + ClassifierEvaluation.summary(t));
         System.out.print(ClassifierEvaluation.perClass(t, FashionMnist.CLASSES));

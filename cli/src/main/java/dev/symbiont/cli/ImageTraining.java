@@ -68,7 +68,7 @@ final class ImageTraining {
         var testLoader = ClassifierEvaluation.loader(test);
         int evalBatches = Math.max(1, Math.min(testLoader.batchesPerEpoch(), EVAL_IMAGES / ClassifierEvaluation.BATCH));
         System.out.printf(Locale.ROOT, "train: %s (width %d) with %,d parameters on %s; %d steps of %d images, at most %.1f minutes; "
-                        + "%s lr %s, weight decay %s, label smoothing %s; test accuracy every %d steps on %,d images%n", arch.flag(), width, model.parameterCount(), backend.name(),
+                        + "%s lr %s, weight decay %s, label smoothing %s; test accuracy every %d steps on %,d images%n", arch.flag(), width, model.parameterCount(), backend.device(),
                 steps, batch, minutes, kind.flag(), plain(lr), plain(weightDecay), plain(labelSmoothing), settings.evalEvery(), Math.min(test.size(), evalBatches * ClassifierEvaluation.BATCH));
 
         Trainer.Result result;

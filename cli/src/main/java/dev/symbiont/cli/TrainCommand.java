@@ -147,7 +147,7 @@ final class TrainCommand implements Runnable {
         var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
         System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
-                family.title(), model.parameterCount(), backend.name(), settings.steps(), settings.batch(), settings.context(), minutes);
+                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), minutes);
 
         Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
         Trainer.Result result;

@@ -4,6 +4,7 @@ import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.autograd.GradFn;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.Device;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
@@ -96,6 +97,8 @@ public final class Tensor {
     public Storage storage() { return storage; }
     public Layout layout() { return layout; }
     public Backend backend() { return storage.backend(); }
+    /** The device the tensor lives on ({@code cpu}, {@code cuda:1}): its backend's. */
+    public Device device() { return backend().device(); }
     public DType dtype() { return storage.dtype(); }
     public int[] shape() { return layout.shape().clone(); }
     public int size(int dim) { return layout.size(layout.dim("size", dim)); }
@@ -197,6 +200,15 @@ public final class Tensor {
 
     /** This tensor on another backend (a copy; gradients flow back). */
     public Tensor to(Backend target) { return Transfer.toBackend(this, target); }
+
+    /**
+     * This tensor on the device a string names ({@code "cpu"}, {@code "cuda:1"}; see
+     * {@link Backends#get(String)}): a copy, or this tensor when it is there already; gradients flow back.
+     */
+    public Tensor to(String device) { return Transfer.toBackend(this, Backends.get(device)); }
+
+    /** This tensor on {@code device}'s backend (e.g. {@code x.to(y.device())}); gradients flow back. */
+    public Tensor to(Device device) { return Transfer.toBackend(this, Backends.get(device)); }
 
     /** This tensor converted to another dtype (gradients flow back for floating types). */
     public Tensor to(DType target) { return Transfer.toDType(this, target); }

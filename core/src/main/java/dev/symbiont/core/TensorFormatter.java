@@ -14,7 +14,7 @@ final class TensorFormatter {
         StringBuilder sb = new StringBuilder();
         sb.append("Tensor(shape=").append(Arrays.toString(t.shape()))
           .append(", dtype=").append(t.dtype())
-          .append(", backend=").append(t.backend().name());
+          .append(", backend=").append(t.device());
         if (t.gradFn() != null) sb.append(", grad_fn=").append(t.gradFn());
         else if (t.requiresGrad()) sb.append(", requires_grad=true");
         sb.append(")\n");

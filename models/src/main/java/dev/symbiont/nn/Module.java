@@ -2,6 +2,7 @@ package dev.symbiont.nn;
 
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -245,6 +246,9 @@ public abstract class Module {
         }
         return this;
     }
+
+    /** Moves every parameter and buffer to the device a string names ({@code "cpu"}, {@code "cuda:1"}); returns this. */
+    public Module to(String device) { return to(Backends.get(device)); }
 
     /** Freezes every parameter of this module and its descendants (no gradients, no updates). */
     public final void freeze() { parameters().forEach(p -> p.freeze(true)); }

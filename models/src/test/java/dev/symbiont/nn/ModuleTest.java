@@ -149,6 +149,15 @@ class ModuleTest {
     }
 
     @Test
+    void should_move_to_the_device_a_string_names() {
+        Model m = new Model(new Generator(1));
+        assertSame(m, m.to("reference:0"));
+        for (Tensor t : m.stateDict().values()) assertEquals("reference", t.device().toString());
+        var e = assertThrows(IllegalArgumentException.class, () -> m.to("reference:1"));
+        assertTrue(e.getMessage().contains("no device 'reference:1'"), e.getMessage());
+    }
+
+    @Test
     void should_reject_dotted_or_duplicate_names() {
         class Bad extends Module {
             Bad(String second) {

@@ -83,8 +83,8 @@ public final class Autograd {
             throw new IllegalArgumentException("backward: gradient shape " + Arrays.toString(gradOutput.shape())
                     + " differs from output shape " + Arrays.toString(root.shape()));
         } else if (gradOutput.dtype() != root.dtype() || gradOutput.backend() != root.backend()) {
-            throw new IllegalArgumentException("backward: gradient is " + gradOutput.dtype() + " on " + gradOutput.backend().name()
-                    + " but the output is " + root.dtype() + " on " + root.backend().name());
+            throw new IllegalArgumentException("backward: gradient is " + gradOutput.dtype() + " on " + gradOutput.device()
+                    + " but the output is " + root.dtype() + " on " + root.device());
         }
         // Profiled as the engine's own time (graph walk, bookkeeping) around one scope per rule,
         // named "<op>.backward" in the op's category; the ops a rule calls count under their names.

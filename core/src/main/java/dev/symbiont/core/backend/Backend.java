@@ -223,4 +223,22 @@ public interface Backend {
      * bytes land on the op that spent them; nothing calls it while profiling is off.
      */
     default void synchronize() {}
+
+    // ---- device identity and copies between devices ---------------------------------------------
+
+    /**
+     * The device this backend computes on, what {@code tensor.device()} reports. The default is
+     * the name alone ({@code cpu}, {@code reference}); a backend of a provider with several
+     * devices returns its ordinal ({@code cuda:1}).
+     */
+    default Device device() { return new Device(name()); }
+
+    /**
+     * A new contiguous storage of this backend holding {@code source}'s elements seen through
+     * {@code layout}, in row-major order, copied without the host (a device's peer copy); or null
+     * when this backend cannot read {@code source} directly, and the caller goes through the host
+     * ({@link #download} then {@link #upload}). {@code source} belongs to another backend,
+     * typically another device of the same kind. The default reads no foreign storage.
+     */
+    default Storage copyFrom(Storage source, Layout layout) { return null; }
 }

@@ -16,13 +16,19 @@ public final class Checks {
         for (Tensor t : tensors) {
             if (t == null) continue;
             if (first == null) { first = t; continue; }
-            if (t.backend() != first.backend()) {
-                throw new IllegalArgumentException(op + ": tensors are on different backends ("
-                        + first.backend().name() + " " + Arrays.toString(first.shape()) + " and "
-                        + t.backend().name() + " " + Arrays.toString(t.shape()) + "); move one with tensor.to(Backends.get(\""
-                        + first.backend().name() + "\"))");
-            }
+            if (t.backend() != first.backend()) throw differentBackends(op, first, t);
         }
+    }
+
+    /** Names both devices; two instances of one device (made outside Backends) can only be told apart by the caller. */
+    private static IllegalArgumentException differentBackends(String op, Tensor first, Tensor other) {
+        String a = first.device().toString(), b = other.device().toString();
+        boolean sameName = a.equals(b);
+        String where = sameName
+                ? "two instances of " + a + ": " + Arrays.toString(first.shape()) + " and " + Arrays.toString(other.shape())
+                : a + " " + Arrays.toString(first.shape()) + " and " + b + " " + Arrays.toString(other.shape());
+        String hint = sameName ? "tensor.to(backend)" : "tensor.to(\"" + a + "\")";
+        return new IllegalArgumentException(op + ": tensors are on different backends (" + where + "); move one with " + hint);
     }
 
     /** Compute ops run on float32; storage types must be converted first. */

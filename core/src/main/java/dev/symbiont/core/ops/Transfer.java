@@ -6,6 +6,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HostSegments;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
@@ -16,17 +17,37 @@ import java.lang.foreign.MemorySegment;
 public final class Transfer {
     private Transfer() {}
 
+    /**
+     * x on {@code target}: x itself when it is there, else a contiguous copy; the gradient goes
+     * back the same way. The target copies directly when it can read x's storage
+     * ({@link Backend#copyFrom}: another device of its kind), else the values pass the host.
+     */
     public static Tensor toBackend(Tensor x, Backend target) {
         if (x.backend() == target) return x;
-        // Staged through off-heap memory: a device backend on either side copies it without
-        // pinning a heap array, and the staging copy never lands on the Java heap.
-        try (var p = Profiled.pass("to", OpCategory.COPY, x, 0); Arena staging = Arena.ofConfined()) {
-            MemorySegment host = staging.allocate(bytes(x), x.dtype().byteSize());
-            x.backend().download(x.storage(), x.layout(), host);
-            Tensor out = Tensor.of(target.upload(x.dtype(), host), x.shape());
+        try (var p = Profiled.pass("to", OpCategory.COPY, x, 0)) {
+            Tensor out = Tensor.of(copy(x, target), x.shape());
             Backend source = x.backend();
             return Autograd.record("to", out, g -> new Tensor[] {toBackend(g, source)}, x);
         }
+    }
+
+    private static Storage copy(Tensor x, Backend target) {
+        Storage direct = target.copyFrom(x.storage(), x.layout());
+        if (direct == null) {
+            // Staged through off-heap memory: a device backend on either side copies it without
+            // pinning a heap array, and the staging copy never lands on the Java heap.
+            try (Arena staging = Arena.ofConfined()) {
+                MemorySegment host = staging.allocate(bytes(x), x.dtype().byteSize());
+                x.backend().download(x.storage(), x.layout(), host);
+                return target.upload(x.dtype(), host);
+            }
+        }
+        if (direct.backend() != target || direct.dtype() != x.dtype() || direct.size() != x.numel()) {
+            throw new IllegalStateException("to: " + target.device() + ".copyFrom gave " + direct.size() + " " + direct.dtype()
+                    + " elements on " + direct.backend().device() + " for " + x.numel() + " " + x.dtype() + " elements of "
+                    + x.device() + "; it must return a contiguous copy on its own backend");
+        }
+        return direct;
     }
 
     public static Tensor toDType(Tensor x, DType target) {

@@ -172,8 +172,21 @@ public class ReferenceBackend implements Backend, HeapMemory {
     }
 
     @Override
-    public Storage contiguous(Storage storage, Layout layout) {
-        Object array = heap("contiguous", storage, layout).array();
+    public Storage contiguous(Storage storage, Layout layout) { return contiguousCopy("contiguous", storage, layout); }
+
+    /**
+     * Takes a storage of another backend of this very class directly (two devices of one heap
+     * kind share the heap): one strided copy instead of download and upload. A storage of any
+     * other backend gives null, so a move between kinds stays an explicit trip through the host.
+     */
+    @Override
+    public Storage copyFrom(Storage source, Layout layout) {
+        return source.backend().getClass() == getClass() ? contiguousCopy("copyFrom", source, layout) : null;
+    }
+
+    /** The layout's elements of a heap storage as a new contiguous storage of this backend. */
+    private HeapStorage contiguousCopy(String op, Storage storage, Layout layout) {
+        Object array = heap(op, storage, layout).array();
         HeapStorage out = newUninitialized(storage.dtype(), layout.numel());
         copyStrided(array, layout, out.array(), Layout.contiguous(layout.shape()));
         return out;

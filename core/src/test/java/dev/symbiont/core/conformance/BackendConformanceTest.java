@@ -108,6 +108,11 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
+    class Transfers extends TransferConformance {
+        @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
+    }
+
+    @Nested
     class Release extends ReleaseConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
@@ -118,7 +123,7 @@ public abstract class BackendConformanceTest {
     }
 
     @Nested
-    class Transfers extends TransferConformance {
+    class DeviceCopies extends DeviceCopyConformance {
         @Override protected Backend backend() { return BackendConformanceTest.this.backend(); }
     }
 }

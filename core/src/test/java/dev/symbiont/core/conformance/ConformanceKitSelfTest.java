@@ -59,6 +59,26 @@ class ConformanceKitSelfTest {
                 () -> kit.assertMatchesReference("matmul grads", in -> in.randn(3, 4).matmul(in.randn(4, 5).detach()).sum(), ConformanceBase.matmulTolerance(4)));
     }
 
+    /** A backend whose direct copy from another instance reads the source as if it were contiguous. */
+    static final class StridelessCopies extends ReferenceBackend {
+        @Override
+        public Storage copyFrom(Storage source, Layout layout) {
+            return super.copyFrom(source, Layout.contiguous(layout.shape()));
+        }
+    }
+
+    private static final class TransferKit extends DeviceCopyConformance {
+        @Override protected Backend backend() { return new StridelessCopies(); }
+    }
+
+    @Test
+    void kitFailsABackendWhoseDirectCopyIgnoresTheSourceLayout() {
+        TransferKit kit = new TransferKit();
+        kit.movesToAnotherInstanceAndBackKeepValuesAndGradients("contiguous");
+        assertThrows(AssertionFailedError.class, () -> kit.movesToAnotherInstanceAndBackKeepValuesAndGradients("transposed"));
+        assertThrows(AssertionFailedError.class, kit::copyFromGivesNullOrAContiguousCopyOfTheViewOnItsOwnBackend);
+    }
+
     @Test
     void kitRunsEachSideOnItsOwnBackend() {
         Kit kit = new Kit();

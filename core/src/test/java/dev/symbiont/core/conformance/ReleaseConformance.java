@@ -47,6 +47,7 @@ public abstract class ReleaseConformance extends ConformanceBase {
         Map<String, Function<Tensor, Object>> p = new LinkedHashMap<>();
         p.put("download", x -> be.download(x.storage(), x.layout()));
         p.put("contiguous", x -> be.contiguous(x.storage(), x.layout().transpose(0, 1)));
+        p.put("copyFrom", x -> be.copyFrom(x.storage(), x.layout().transpose(0, 1)));
         p.put("copyInto", x -> { be.copyInto(o, l, x.storage(), x.layout()); return null; });
         p.put("copyInto ", x -> { be.copyInto(x.storage(), x.layout(), o, l); return null; });
         p.put("cast", x -> be.cast(x.storage(), x.layout(), DType.BFLOAT16));
