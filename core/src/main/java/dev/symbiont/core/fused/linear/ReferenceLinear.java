@@ -12,8 +12,12 @@ import java.util.List;
  * The linear family composed from primitives: a matmul, a broadcast add and a column sum;
  * linear_gelu is that linear, then the GELU primitive and the activation family's reference
  * gradient (GELU′ times ones), then the elementwise product with the output gradient.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
+ * Composed ops call their parts virtually: linear_gelu calls {@link #linear}, its backward and
+ * {@link #linearSplitBackward} call {@link #linearBackward}.
  */
-public final class ReferenceLinear implements LinearKernels {
+public class ReferenceLinear implements LinearKernels {
 
     @Override
     public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
