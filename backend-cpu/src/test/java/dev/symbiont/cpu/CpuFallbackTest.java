@@ -1,7 +1,9 @@
 package dev.symbiont.cpu;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.Families;
@@ -9,6 +11,7 @@ import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.linear.LinearKernels;
+import dev.symbiont.core.fused.linear.Linears;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.scan.ScanKernels;
@@ -72,6 +75,25 @@ class CpuFallbackTest {
             long before = Fallbacks.count("reduce SUM");
             x.sum(1, false);
             assertEquals(before + 1, Fallbacks.count("reduce SUM"));
+        }
+    }
+
+    @Test
+    void autocastsLowPrecisionLinearOperandsRunTheCpuKernelsWithoutAFallback() {
+        try (var scope = Backends.use(cpu)) {
+            Generator g = new Generator(3);
+            Tensor x = Tensor.randn(g, 4, 6, 32).requiresGrad(true), w = Tensor.randn(g, 24, 32).requiresGrad(true);
+            Tensor b = Tensor.randn(g, 24).requiresGrad(true);
+            long linear = Fallbacks.count("linear"), gelu = Fallbacks.count("linear_gelu");
+            Tensor y;
+            try (var amp = Autocast.enable(DType.BFLOAT16)) {
+                Tensor[] qkv = Linears.linearSplit(x, w, b, 8, 8, 8);
+                y = Linears.linear(x, w, b).add(Linears.linearGelu(x, w, b)).add(Tensor.cat(List.of(qkv), -1));
+            }
+            y.sum().backward();
+            assertEquals(DType.FLOAT32, y.dtype());
+            assertEquals(linear, Fallbacks.count("linear"), "bfloat16 x and W are widened, not sent to the reference");
+            assertEquals(gelu, Fallbacks.count("linear_gelu"));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.symbiont.core;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.ops.Indexing;
+import dev.symbiont.core.ops.Linalg;
 import dev.symbiont.core.ops.Losses;
 import dev.symbiont.core.reference.ReferenceBackend;
 import org.junit.jupiter.api.Test;
@@ -47,6 +48,10 @@ class BadInputTest {
         throwsMentioning(IllegalArgumentException.class, () -> randn(4).matmul(randn(3)), "matmul", "[4]", "[3]");
         throwsMentioning(IllegalArgumentException.class, () -> randn(2, 3, 4).matmul(randn(3, 4, 5)), "matmul", "[2, 3, 4]", "[3, 4, 5]");
         throwsMentioning(IllegalArgumentException.class, () -> Tensor.scalar(2).matmul(randn(3)), "matmul");
+        throwsMentioning(IllegalArgumentException.class, () -> Linalg.mixedMatmul(randn(3), randn(3, 2).to(DType.BFLOAT16)),
+                "matmul", "mixed", "[3]", "bfloat16 [3, 2]");
+        throwsMentioning(IllegalArgumentException.class, () -> Linalg.mixedMatmul(randn(2, 3), Tensor.fromArray(new int[] {1, 2, 3}).reshape(3, 1)),
+                "matmul", "mixed", "int32 [3, 1]");
     }
 
     @Test

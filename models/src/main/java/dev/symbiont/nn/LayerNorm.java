@@ -4,7 +4,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.norm.Normalization;
 
 /** Layer normalisation over the last {@code normalizedShape} dims with weight 1 and bias 0 initially. */
-public final class LayerNorm extends Layer {
+public final class LayerNorm extends Layer implements ResidualNorm {
     private final int[] normalizedShape;
     private final double eps;
     private final Parameter weight, bias;
@@ -24,15 +24,8 @@ public final class LayerNorm extends Layer {
         return x.layerNorm(normalizedShape, weight == null ? null : weight.value(), bias == null ? null : bias.value(), eps);
     }
 
-    /**
-     * The residual add before this norm, fused with it: s = x + residual and this norm of s in
-     * one pass ({@link Normalization#addLayerNorm}), as a pre-norm block adds a sublayer's output
-     * to the stream and normalises the sum for the next sublayer.
-     *
-     * @param x        (..., normalizedShape), the residual stream
-     * @param residual the same shape, the sublayer's output
-     * @return s and layer_norm(s), both of x's shape
-     */
+    /** s = x + residual and this norm of s in one pass ({@link Normalization#addLayerNorm}). */
+    @Override
     public Normalization.AddNorm forwardAdd(Tensor x, Tensor residual) {
         return Normalization.addLayerNorm(x, residual, normalizedShape, weight == null ? null : weight.value(),
                 bias == null ? null : bias.value(), eps);

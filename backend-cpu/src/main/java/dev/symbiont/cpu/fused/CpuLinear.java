@@ -16,6 +16,8 @@ import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.VectorActivationGrads;
 import dev.symbiont.cpu.kernels.VectorElementwise;
 
+import java.util.function.BiFunction;
+
 /**
  * The linear family on the backend's {@link Gemm}. The forward is one {@link Gemm#sgemmBias}:
  * the vector GEMM starts each register tile from the bias, so y = x·Wᵀ + b costs no pass
@@ -24,7 +26,8 @@ import dev.symbiont.cpu.kernels.VectorElementwise;
  * {@link Gemm#sgemmRowSums} also returns the bias gradient, summed from the packed blocks of
  * gᵀ the product reads anyway, so the output gradient is not read a second time for it.
  * linear_gelu adds one vector pass over the fresh output that writes GELU in place and GELU′
- * beside it, so its backward is a product and the same two GEMMs.
+ * beside it, so its backward is a product and the same two GEMMs. Autocast's bfloat16 or float16
+ * x and W are widened to float32 copies first, as the backend's matmul widens its operands.
  */
 public final class CpuLinear implements LinearKernels {
     private static final LinearKernels REFERENCE = LinearKernels.FAMILY.reference();
@@ -45,6 +48,7 @@ public final class CpuLinear implements LinearKernels {
 
     @Override
     public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+        if (lowPrecision(x, weight)) return widened(x, weight, (x32, w32) -> linear(x32, w32, bias));
         if (!ready(x, weight, bias)) return REFERENCE.linear(x, weight, bias);
         int rows = x.size(0), in = x.size(1), out = weight.size(0);
         Rows xs = io.rows(OP, x, rows, in);
@@ -65,6 +69,7 @@ public final class CpuLinear implements LinearKernels {
 
     @Override
     public LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias) {
+        if (lowPrecision(x, weight)) return widened(x, weight, (x32, w32) -> linearBackward(gradY, x32, w32, input, weightGrad, bias));
         if (!ready(x, weight, null) || gradY.dtype() != DType.FLOAT32) {
             return REFERENCE.linearBackward(gradY, x, weight, input, weightGrad, bias);
         }
@@ -108,6 +113,9 @@ public final class CpuLinear implements LinearKernels {
     @Override
     public LinearGrads linearSplitBackward(Tensor[] gradYs, int[] sizes, Tensor x, Tensor weight, boolean input, boolean weightGrad,
                                            boolean bias) {
+        if (lowPrecision(x, weight)) {
+            return widened(x, weight, (x32, w32) -> linearSplitBackward(gradYs, sizes, x32, w32, input, weightGrad, bias));
+        }
         boolean complete = true;
         for (Tensor g : gradYs) {
             if (g != null && g.dtype() != DType.FLOAT32) return REFERENCE.linearSplitBackward(gradYs, sizes, x, weight, input, weightGrad, bias);
@@ -207,6 +215,33 @@ public final class CpuLinear implements LinearKernels {
         for (int r = 0; r < rows; r++) {
             for (int j = 0, at = g.start(r); j < cols; j++) sums[from + j] += d[at + j];
         }
+    }
+
+    /** Whether x or W is bfloat16 or float16: autocast's operands. */
+    private static boolean lowPrecision(Tensor x, Tensor weight) {
+        return x.dtype().isHalf() || weight.dtype().isHalf();
+    }
+
+    /**
+     * The kernel on float32 copies of autocast's low-precision x and W, widened as the backend's
+     * matmul widens its operands (the same values, so the same products), released afterwards.
+     * The bias is fused into the GEMM and linear_gelu's GELU pass runs on its output, which the
+     * matmul-and-add composition could not do.
+     */
+    private <R> R widened(Tensor x, Tensor weight, BiFunction<Tensor, Tensor, R> kernel) {
+        Tensor x32 = float32(x), w32 = float32(weight);
+        try {
+            return kernel.apply(x32, w32);
+        } finally {
+            if (x32 != x) x32.storage().release();
+            if (w32 != weight) w32.storage().release();
+        }
+    }
+
+    /** t widened to a contiguous float32 copy on the backend, or t when it is float32 already. */
+    private Tensor float32(Tensor t) {
+        if (t.dtype() == DType.FLOAT32) return t;
+        return Tensor.of(backend.cast(t.storage(), t.layout(), DType.FLOAT32), t.shape());
     }
 
     /** Non-empty float32 operands; otherwise counts a fallback. */

@@ -14,7 +14,8 @@ import java.util.Arrays;
 
 /**
  * The norm family on Vector-API row kernels ({@link VectorSoftmax}, {@link VectorNorms}):
- * softmax along the last dim and norms of (rows, cols) with (cols) parameters, each row read in
+ * softmax along the last dim and norms of (rows, cols) with (cols) parameters (also fused with
+ * the residual add before them), each row read in
  * place when consecutive; batch norm, group norm and layer norm over C of (N, C, L) on {@link CpuChannelNorms}. Any
  * other input runs the reference and is counted as a fallback.
  */
@@ -155,15 +156,37 @@ public final class CpuNorm implements NormKernels {
 
     @Override
     public NormGrads rmsNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor rstd) {
-        String op = "rms_norm backward";
-        if (!normReady(op, x, weight, null) || !statsReady(op, x, rstd) || !sameShape(op, gradY, x)) {
-            return REFERENCE.rmsNormBackward(gradY, x, weight, rstd);
+        return rmsNormGrads("rms_norm backward", gradY, null, x, weight, rstd);
+    }
+
+    @Override
+    public AddNormResult addRmsNorm(Tensor x, Tensor residual, Tensor weight, double eps) {
+        String op = "add_rms_norm";
+        if (!normReady(op, x, weight, null) || !sameShape(op, residual, x)) return REFERENCE.addRmsNorm(x, residual, weight, eps);
+        int rows = x.size(0), cols = x.size(1);
+        HeapStorage s = io.emptyFloats(rows * cols), y = io.emptyFloats(rows * cols), rstd = io.emptyFloats(rows); // every row written
+        Rows w = io.vectorOf(op, weight);
+        VectorNorms.addRmsNorm(io.rows(op, x, rows, cols), io.rows(op, residual, rows, cols), rows, cols,
+                CpuTensors.data(w), CpuTensors.offset(w), eps, s.floats(), y.floats(), rstd.floats());
+        return new AddNormResult(Tensor.of(s, rows, cols), Tensor.of(y, rows, cols), null, Tensor.of(rstd, rows, 1));
+    }
+
+    @Override
+    public NormGrads addRmsNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor rstd) {
+        return rmsNormGrads("add_rms_norm backward", gradY, gradSum, sum, weight, rstd);
+    }
+
+    /** RMS norm's gradients of x (rows, cols), plus gradSum (or null) in the input gradient. */
+    private NormGrads rmsNormGrads(String op, Tensor gradY, Tensor gradSum, Tensor x, Tensor weight, Tensor rstd) {
+        if (!normReady(op, x, weight, null) || !statsReady(op, x, rstd) || !sameShape(op, gradY, x)
+                || (gradSum != null && !sameShape(op, gradSum, x))) {
+            return REFERENCE.addRmsNormBackward(gradY, gradSum, x, weight, rstd);
         }
         int rows = x.size(0), cols = x.size(1);
         HeapStorage gx = io.emptyFloats(rows * cols), gw = weight == null ? null : io.newFloats(cols); // every row of gx written
         Rows w = io.vectorOf(op, weight);
-        VectorNorms.rmsNormBackward(io.rows(op, gradY, rows, cols), io.rows(op, x, rows, cols), rows, cols,
-                CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.stats(op, rstd),
+        VectorNorms.addRmsNormBackward(io.rows(op, gradY, rows, cols), gradSum == null ? null : io.rows(op, gradSum, rows, cols),
+                io.rows(op, x, rows, cols), rows, cols, CpuTensors.data(w), CpuTensors.offset(w), CpuTensors.stats(op, rstd),
                 gx.floats(), gw == null ? null : gw.floats());
         return new NormGrads(Tensor.of(gx, rows, cols), gw == null ? null : Tensor.of(gw, cols), null);
     }

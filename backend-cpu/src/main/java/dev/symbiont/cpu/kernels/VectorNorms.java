@@ -41,14 +41,19 @@ public final class VectorNorms {
                                     float[] s, float[] y, float[] mean, float[] rstd) {
         float epsF = (float) eps;
         Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
-            float[] xd = x.data(), rd = res.data();
             for (int r = from; r < to; r++) {
-                int xs = x.start(r), rs = res.start(r), ss = r * cols, i = 0;
-                for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).add(load(rd, rs + i)).intoArray(s, ss + i);
-                for (; i < cols; i++) s[ss + i] = xd[xs + i] + rd[rs + i];
-                layerNormRow(s, ss, r, cols, w, wOff, b, bOff, epsF, y, mean, rstd);
+                addRow(x, res, r, cols, s);
+                layerNormRow(s, r * cols, r, cols, w, wOff, b, bOff, epsF, y, mean, rstd);
             }
         });
+    }
+
+    /** Row r of s = x + res, at r·cols. */
+    private static void addRow(Rows x, Rows res, int r, int cols, float[] s) {
+        float[] xd = x.data(), rd = res.data();
+        int xs = x.start(r), rs = res.start(r), ss = r * cols, i = 0;
+        for (int bd = S.loopBound(cols); i < bd; i += L) load(xd, xs + i).add(load(rd, rs + i)).intoArray(s, ss + i);
+        for (; i < cols; i++) s[ss + i] = xd[xs + i] + rd[rs + i];
     }
 
     /** Row r of layer norm from xd[xs, xs + cols) into y, mean[r] and rstd[r]. */
@@ -72,15 +77,33 @@ public final class VectorNorms {
         float epsF = (float) eps;
         Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
             float[] xd = x.data();
+            for (int r = from; r < to; r++) rmsNormRow(xd, x.start(r), r, cols, w, wOff, epsF, y, rstd);
+        });
+    }
+
+    /**
+     * Residual add and RMS norm: s = x + res (rows·cols), then y and rstd of s as {@link #rmsNorm}
+     * computes them; each row's sum is normalised while it sits in L1.
+     */
+    public static void addRmsNorm(Rows x, Rows res, int rows, int cols, float[] w, int wOff, double eps,
+                                  float[] s, float[] y, float[] rstd) {
+        float epsF = (float) eps;
+        Parallel.forRange(rows, Parallel.rowGrain(cols), (from, to) -> {
             for (int r = from; r < to; r++) {
-                int xs = x.start(r), ys = r * cols;
-                float ms = VectorReductions.dot(xd, xs, xd, xs, cols) / cols;
-                float rs = (float) (1.0 / Math.sqrt(ms + epsF));
-                rstd[r] = rs;
-                System.arraycopy(xd, xs, y, ys, cols);
-                affine(y, ys, rs, w, wOff, null, 0, cols);
+                addRow(x, res, r, cols, s);
+                rmsNormRow(s, r * cols, r, cols, w, wOff, epsF, y, rstd);
             }
         });
+    }
+
+    /** Row r of RMS norm from xd[xs, xs + cols) into y and rstd[r]. */
+    private static void rmsNormRow(float[] xd, int xs, int r, int cols, float[] w, int wOff, float epsF, float[] y, float[] rstd) {
+        int ys = r * cols;
+        float ms = VectorReductions.dot(xd, xs, xd, xs, cols) / cols;
+        float rs = (float) (1.0 / Math.sqrt(ms + epsF));
+        rstd[r] = rs;
+        System.arraycopy(xd, xs, y, ys, cols);
+        affine(y, ys, rs, w, wOff, null, 0, cols);
     }
 
     /** row = (row·rs)·w + b in place. */
@@ -113,10 +136,13 @@ public final class VectorNorms {
         backward(g, s, rows, cols, w, wOff, mean, rstd, gSum, gx, gw, gb);
     }
 
-    /** RMS norm gradients: as {@link #addLayerNormBackward} without gSum, with a zero mean and no bias. */
-    public static void rmsNormBackward(Rows g, Rows x, int rows, int cols, float[] w, int wOff,
-                                       Rows rstd, float[] gx, float[] gw) {
-        backward(g, x, rows, cols, w, wOff, null, rstd, null, gx, gw, null);
+    /**
+     * RMS norm gradients of s, for {@link #rmsNorm} (gSum null) and {@link #addRmsNorm}: as
+     * {@link #addLayerNormBackward} with a zero mean and no bias.
+     */
+    public static void addRmsNormBackward(Rows g, Rows gSum, Rows s, int rows, int cols, float[] w, int wOff,
+                                          Rows rstd, float[] gx, float[] gw) {
+        backward(g, s, rows, cols, w, wOff, null, rstd, gSum, gx, gw, null);
     }
 
     /**

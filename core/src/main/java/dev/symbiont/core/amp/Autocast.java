@@ -11,8 +11,10 @@ import dev.symbiont.core.DType;
  * masters. Other ops run in float32, as torch.autocast does for them on the CPU.
  *
  * <p>The low-precision operands go to the backend's matmul as they are (float32 accumulation
- * and result), so a device backend can use tensor-core GEMMs. On the heap backends the gain is
- * memory, not speed: their matmul widens the operands to float32 scratch inside the kernel.
+ * and result), so a device backend can use tensor-core GEMMs; the linear family
+ * ({@link dev.symbiont.core.fused.linear.Linears}: linear, linear_gelu, linear_split) gets x and
+ * W cast the same way, so a fused GEMM epilogue runs in mixed precision too. On the heap
+ * backends the gain is memory, not speed: their kernels widen the operands to float32 scratch.
  */
 public final class Autocast {
     private static final ThreadLocal<DType[]> ACTIVE = ThreadLocal.withInitial(() -> new DType[1]);

@@ -12,6 +12,22 @@ import java.util.Objects;
  *
  * <p>A family is a singleton constant of its contract (e.g. {@code NormKernels.FAMILY}); it
  * compares by identity. Its name is lower-case, used in {@code -Dsymbiont.fused.<name>=reference}.
+ *
+ * <p><b>One op at a time.</b> Each reference is an open, stateless class with a public no-arg
+ * constructor, so a backend that makes one op faster overrides that op alone and inherits the
+ * reference for the rest of the family:
+ *
+ * <pre>{@code
+ * final class MyNorm extends ReferenceNorm {
+ *     @Override public Tensor softmax(Tensor x, int dim) { ... }   // the kernel; every other op: the reference
+ * }
+ * // in the backend:  fused(family) returns new MyNorm() for NormKernels.FAMILY
+ * }</pre>
+ *
+ * A reference op composed from others of its family (add + layer norm from layer norm, linear_gelu
+ * from linear) calls them virtually, so an override of the part serves the composite too; an
+ * override must therefore not call back into a composite of itself. An override that takes only
+ * some inputs returns {@code super.op(...)} for the rest.
  */
 public final class Family<K> {
     private final String name;

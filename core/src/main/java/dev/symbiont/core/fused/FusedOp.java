@@ -22,8 +22,9 @@ import dev.symbiont.core.profile.Profiler;
  * }</pre>
  *
  * <p>{@link #run} opens the op's profiler scope, picks the kernels ({@link FusedKernels#of}),
- * runs the forward with gradients and autocast off (fused ops compute in float32 and record
- * nothing themselves) and records a backward that calls the same kernels on what the forward
+ * runs the forward with gradients and autocast off (fused ops record nothing themselves and
+ * accumulate in float32; an op that takes autocast's low-precision operands, as linear does, casts
+ * them before) and records a backward that calls the same kernels on what the forward
  * chose to save — only that, so a norm keeps its statistics, not its output.
  *
  * @param <K> the family's kernel contract

@@ -94,24 +94,53 @@ public final class Linalg {
 
     /**
      * matmul under autocast: the operands are cast to {@code low} (recorded, so gradients flow
-     * back to the float32 tensors), handed to the backend's matmul as they are (float32
-     * accumulation and result), and only those copies are saved for backward, whose products
-     * take the float32 gradient with the saved low-precision operand.
+     * back to the float32 tensors) and multiplied by {@link #mixed}, which keeps only those copies
+     * for backward.
      */
     private static Tensor autocast(Tensor a, Tensor b, DType low) {
-        Tensor aLow = a.to(low), bLow = b.to(low);
+        return mixed(a.to(low), b.to(low));
+    }
+
+    /**
+     * The mixed-precision matmul autocast runs, for kernels handed low-precision operands (the
+     * linear family's reference under autocast): each of a (..., m, k) and b (..., k, n) float32,
+     * bfloat16 or float16, passed to the backend's matmul as they are, with float32 accumulation
+     * and a float32 (..., m, n) result. Gradients are float32 products of the float32 output
+     * gradient with the other operand as given.
+     *
+     * @throws IllegalArgumentException for an operand of fewer than 2 dims or another dtype, or
+     *         operands on different backends
+     */
+    public static Tensor mixedMatmul(Tensor a, Tensor b) {
+        Checks.sameBackend("matmul", a, b);
+        for (Tensor t : new Tensor[] {a, b}) {
+            if (t.dim() < 2 || !(t.dtype() == DType.FLOAT32 || t.dtype().isHalf())) {
+                throw new IllegalArgumentException("matmul (mixed precision): operands must be float32, bfloat16 or float16 with at "
+                        + "least 2 dims, got " + a.dtype() + " " + Arrays.toString(a.shape()) + " and " + b.dtype() + " "
+                        + Arrays.toString(b.shape()));
+            }
+        }
+        return mixed(a, b);
+    }
+
+    /**
+     * The product of operands of any matmul dtype, computed without recording its parts; only the
+     * operands are saved for backward, whose products take the float32 gradient with the saved
+     * operand as it is.
+     */
+    private static Tensor mixed(Tensor a, Tensor b) {
         int[] sa = a.shape(), sb = b.shape();
         Tensor y;
         try (var noGrad = GradMode.disabled(); var f32 = Autocast.disable()) {
-            y = product(aLow, bLow);
+            y = product(a, b);
         }
         return Autograd.record("matmul", y, g -> {
             try (var f32 = Autocast.disable()) {
                 return new Tensor[] {
-                        aLow.requiresGrad() ? Reductions.sumToShape(product(g, bLow.transpose(-2, -1)), sa) : null,
-                        bLow.requiresGrad() ? Reductions.sumToShape(product(aLow.transpose(-2, -1), g), sb) : null};
+                        a.requiresGrad() ? Reductions.sumToShape(product(g, b.transpose(-2, -1)), sa) : null,
+                        b.requiresGrad() ? Reductions.sumToShape(product(a.transpose(-2, -1), g), sb) : null};
             }
-        }, aLow, bLow);
+        }, a, b);
     }
 
     /** Keeps elements on and below the diagonal {@code diagonal} of the last two dims. */

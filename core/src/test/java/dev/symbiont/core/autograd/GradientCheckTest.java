@@ -167,6 +167,18 @@ class GradientCheckTest {
     }
 
     @Test
+    void addRmsNormGradientsThroughBothOutputsMatchFiniteDifferences() {
+        check("add_rms_norm", in -> {
+            Normalization.AddNorm r = Normalization.addRmsNorm(in.get(0), in.get(1), new int[] {5}, in.get(2), 1e-6);
+            return r.output().mul(r.sum());
+        }, randn(g, 1, 3, 5), randn(g, 1, 3, 5), randn(g, 1, 5));
+        check("add_rms_norm norm only", in -> Normalization.addRmsNorm(in.get(0), in.get(1), new int[] {2, 3}, null, 1e-6)
+                .output(), randn(g, 1, 2, 2, 3), randn(g, 1, 2, 2, 3));
+        check("add_rms_norm sum only", in -> Normalization.addRmsNorm(in.get(0), in.get(1), new int[] {4}, null, 1e-6)
+                .sum().square(), randn(g, 1, 3, 4), randn(g, 1, 3, 4));
+    }
+
+    @Test
     void rmsNormGradientsForInputAndWeightMatchFiniteDifferences() {
         check("rms_norm", in -> in.get(0).rmsNorm(new int[] {5}, in.get(1), 1e-6), randn(g, 1, 3, 5), randn(g, 1, 5));
         check("rms_norm plain", in -> in.get(0).rmsNorm(new int[] {2, 3}, null, 1e-6), randn(g, 1, 2, 2, 3));

@@ -83,8 +83,11 @@ public abstract class ConformanceBase {
 
     /** As above with a separate tolerance for the gradients. */
     protected final void assertMatchesReference(String what, Computation c, Tolerance forward, Tolerance backward) {
-        Outcome expected = run(reference(), c);
-        Outcome actual = run(backend(), c);
+        assertOutcomesClose(what, run(reference(), c), run(backend(), c), forward, backward);
+    }
+
+    /** Two runs' shapes, dtypes, values and gradients agree: {@code actual} within the tolerances of {@code expected}. */
+    protected final void assertOutcomesClose(String what, Outcome expected, Outcome actual, Tolerance forward, Tolerance backward) {
         assertArrayEquals(expected.shape(), actual.shape(), what + ": output shape");
         assertEquals(expected.dtype(), actual.dtype(), what + ": output dtype");
         assertClose(what + ": forward", expected.values(), actual.values(), forward);

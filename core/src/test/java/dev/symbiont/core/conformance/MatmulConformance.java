@@ -5,10 +5,13 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.ops.Linalg;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * matmul in every torch.matmul form, with transposed operands and tile-edge shapes, against the
@@ -102,6 +105,18 @@ public abstract class MatmulConformance extends ConformanceBase {
             try (var scope = Autocast.enable(low)) {
                 return a.matmul(b).matmul(in.randn(17, 5));
             }
+        }, matmulTolerance(33), matmulTolerance(33 * 17));
+    }
+
+    /** The public mixed-precision product kernels use: a low operand and a float32 one, through views, with gradients. */
+    @ParameterizedTest
+    @EnumSource(value = DType.class, names = {"BFLOAT16", "FLOAT16"})
+    void mixedMatmulOfALowAndAFloat32OperandMatchesReference(DType low) {
+        assertMatchesReference("mixedMatmul " + low, in -> {
+            Tensor a = in.randn(2, 9, 33).to(low), b = in.transposed(33, 17);
+            Tensor y = Linalg.mixedMatmul(a, b);
+            assertEquals(DType.FLOAT32, y.dtype(), "a float32 result");
+            return y;
         }, matmulTolerance(33), matmulTolerance(33 * 17));
     }
 

@@ -7,9 +7,9 @@ import dev.symbiont.core.fused.norm.Normalization;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.DropPath;
 import dev.symbiont.nn.Layer;
-import dev.symbiont.nn.LayerNorm;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.Module;
+import dev.symbiont.nn.ResidualNorm;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -94,9 +94,10 @@ public class ResidualBlock<S extends SequenceMixer, C extends ChannelMixer> exte
         Tensor y;
         if (channelMixer == null) {
             y = x.add(mixed);
-        } else if (norm2 instanceof LayerNorm ln) {
-            // h = x + mixed and Norm₂(h) in one fused pass, forward and backward; the same values.
-            Normalization.AddNorm h = ln.forwardAdd(x, mixed);
+        } else if (norm2 instanceof ResidualNorm fusable) {
+            // h = x + mixed and Norm₂(h) in one fused pass, forward and backward, for any norm kind
+            // that has one (LayerNorm, RMSNorm); the same values.
+            Normalization.AddNorm h = fusable.forwardAdd(x, mixed);
             y = temps.add(h.sum()).add(temps.add(dropped(dropPath2, channelMixer.forward(temps.add(h.output())))));
         } else {
             Tensor h = temps.add(x.add(mixed));

@@ -4,8 +4,12 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.ops.Elementwise;
 
-/** The activation gradients composed from elementwise primitives. */
-public final class ReferenceActivation implements ActivationKernels {
+/**
+ * The activation gradients composed from elementwise primitives.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
+ */
+public class ReferenceActivation implements ActivationKernels {
 
     @Override
     public Tensor geluBackward(Tensor x, Tensor gradY, boolean tanhApproximation) {

@@ -19,8 +19,10 @@ import dev.symbiont.core.ops.Masks;
  *
  * <p>It runs on any backend with that backend's matmul and elementwise kernels, so forcing the
  * family to its reference ({@code -Dsymbiont.fused.attention=reference}) isolates the kernel.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
-public final class MaterializedAttention implements AttentionKernels {
+public class MaterializedAttention implements AttentionKernels {
 
     @Override
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {

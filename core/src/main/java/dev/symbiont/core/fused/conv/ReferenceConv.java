@@ -11,8 +11,10 @@ import dev.symbiont.core.ops.Creation;
  * its input gradient folds weightᵀ·gradOut back with {@code scatter_add}, its weight gradient is
  * gradOut·colsᵀ. Pooling reads the same columns and reduces over the window; adaptive average
  * pooling is two matmuls with averaging matrices, P_h·x·P_wᵀ.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
-public final class ReferenceConv implements ConvKernels {
+public class ReferenceConv implements ConvKernels {
 
     @Override
     public Tensor conv2d(Tensor x, Tensor weight, Tensor bias, ConvGeometry g) {

@@ -9,6 +9,13 @@ import dev.symbiont.core.fused.Family;
  * gradient's pass over the output gradient. Inputs carry no autograd history
  * ({@link Linears} records the graph); x is 2-D (rows, in), core having flattened the leading
  * dims. Any strides. {@link ReferenceLinear} is the reference, composed from primitives.
+ *
+ * <p>Dtypes: x and weight are both float32, or — under autocast
+ * ({@link dev.symbiont.core.amp.Autocast}) — both the autocast dtype, bfloat16 or float16, as
+ * autocast's matmul hands its operands to the backend, so a device kernel can run a
+ * low-precision GEMM with its epilogue. The bias, the output gradients and the GELU derivative
+ * are float32; products accumulate in float32 and every result and gradient is float32
+ * (autocast's matmul convention). The backward gets x and W as the forward got them.
  */
 public interface LinearKernels {
 

@@ -1,5 +1,6 @@
 package dev.symbiont.core.fused.linear;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.backend.Backends;
@@ -29,16 +30,28 @@ public final class Linears {
     private static final FusedOp<LinearKernels> LINEAR_SPLIT = FusedOp.of(LinearKernels.FAMILY, "linear_split", OpCategory.MATMUL);
 
     /**
-     * x: (..., in), weight: (out, in), bias: (out) or null → (..., out) = x·Wᵀ + b.
-     * Under autocast the product runs as autocast's matmul (low-precision operands) plus the
-     * add, since the fused kernels compute in float32.
+     * x: (..., in), weight: (out, in), bias: (out) or null → (..., out) = x·Wᵀ + b, float32.
+     * Under autocast x and W reach the family's kernels in the low-precision dtype, cast as
+     * autocast's matmul casts its operands (and kept for backward in it); the bias stays float32
+     * and the result is float32, as autocast's matmul returns (torch's CUDA autocast would return
+     * the low dtype).
      */
     public static Tensor linear(Tensor x, Tensor weight, Tensor bias) {
         check("linear", x, weight, bias);
-        if (Autocast.lowPrecision() != null) {
-            Tensor y = x.matmul(weight.t());
-            return bias == null ? y : y.add(bias);
-        }
+        return product(lowered(x), lowered(weight), bias);
+    }
+
+    /**
+     * t as the family's kernels take it: under autocast a copy in the low-precision dtype
+     * (recorded, so the gradient flows back to the float32 tensor), otherwise t.
+     */
+    private static Tensor lowered(Tensor t) {
+        DType low = Autocast.lowPrecision();
+        return low == null ? t : t.to(low);
+    }
+
+    /** The linear op on checked operands as the kernels take them (float32, or both in autocast's dtype). */
+    private static Tensor product(Tensor x, Tensor weight, Tensor bias) {
         Flat f = new Flat(x, weight, bias);
         return LINEAR.run(x.backend(), f.flops(), f.bytes(),
                 k -> new FusedOp.Result<>(k.linear(f.x, f.w, f.b).reshape(f.outShape), f.x),
@@ -56,7 +69,7 @@ public final class Linears {
      * (..., sizes[i]) view per group of one (..., out) output. The forward is one product; the
      * backward writes each group's weight and bias gradients into its rows of one (out, in)
      * gradient, where narrowing W per group would pad every group's gradient to W's size and add
-     * the padded ones up. Under autocast: {@link #linear}, then the views.
+     * the padded ones up. Under autocast x and W reach the kernels as in {@link #linear}.
      */
     public static Tensor[] linearSplit(Tensor x, Tensor weight, Tensor bias, int... sizes) {
         check("linear_split", x, weight, bias);
@@ -70,8 +83,8 @@ public final class Linears {
                     + weight.size(0) + " output rows");
         }
         int[] groups = sizes.clone();
-        if (Autocast.lowPrecision() != null) return columnGroups(linear(x, weight, bias), groups);
-        Flat f = new Flat(x, weight, bias);
+        Tensor xk = lowered(x), wk = lowered(weight);
+        Flat f = new Flat(xk, wk, bias);
         return LINEAR_SPLIT.runOutputs(x.backend(), f.flops(), f.bytes(),
                 k -> new FusedOp.OutputsResult<>(columnGroups(k.linear(f.x, f.w, f.b).reshape(f.outShape), groups), f.x),
                 (k, saved, g) -> {
@@ -80,7 +93,7 @@ public final class Linears {
                     for (int i = 0; i < g.length; i++) flat[i] = g[i] == null ? null : g[i].reshape(f.rows, groups[i]);
                     return f.inputShaped(k.linearSplitBackward(flat, groups, saved, f.w, f.needs[0], f.needs[1], f.needs[2]));
                 },
-                x, weight, bias);
+                xk, wk, bias);
     }
 
     /** The last dim of y cut into views of the given widths. */
@@ -94,12 +107,12 @@ public final class Linears {
      * GELU(x·Wᵀ + b) (erf form, torch's {@code F.gelu(F.linear(x, weight, bias))}) as one op:
      * x: (..., in), weight: (out, in), bias: (out) or null → (..., out). What backward keeps is
      * x and GELU′ at the pre-activation (computed with the GELU itself), not the pre-activation.
-     * Under autocast it is {@link #linear} followed by {@link Tensor#gelu()}.
+     * Under autocast x and W reach the kernels as in {@link #linear}; GELU and GELU′ are float32.
      */
     public static Tensor linearGelu(Tensor x, Tensor weight, Tensor bias) {
         check("linear_gelu", x, weight, bias);
-        if (Autocast.lowPrecision() != null) return linear(x, weight, bias).gelu();
-        Flat f = new Flat(x, weight, bias);
+        Tensor xk = lowered(x), wk = lowered(weight);
+        Flat f = new Flat(xk, wk, bias);
         boolean recorded = GradMode.isEnabled() && (f.needs[0] || f.needs[1] || f.needs[2]);
         // GELU costs about as much as 14 multiply-adds per element (erfc's polynomial, an exponential)
         long geluFlops = 14L * f.rows * f.out;
@@ -115,7 +128,7 @@ public final class Linears {
                     return f.inputShaped(k.linearGeluBackward(g.reshape(f.rows, f.out), saved[1], saved[0], f.w,
                             f.needs[0], f.needs[1], f.needs[2]));
                 },
-                x, weight, bias);
+                xk, wk, bias);
         Intermediates.savedOnlyBy(y, derivative[0]); // GELU′ is this op's own: the pool has it back after backward
         return y;
     }
@@ -125,7 +138,7 @@ public final class Linears {
      * eq. 6; Llama's w1 and w3): x (..., in), w1 and w3 (hidden, in) → (..., hidden). It runs as
      * the moe family's {@link Moe#groupedSwiglu} over one group of all rows, whose CPU kernel
      * without gradients computes both products in one pass over x and applies the gate to each
-     * tile in cache. Under autocast it is the composition of {@link #linear}s, SiLU and the product.
+     * tile in cache. Under autocast it is the composition of two linears (x cast once), SiLU and the product.
      */
     public static Tensor linearSwiglu(Tensor x, Tensor w1, Tensor w3) {
         check("linear_swiglu", x, w1, null);
@@ -134,7 +147,10 @@ public final class Linears {
             throw new IllegalArgumentException("linear_swiglu: w1 " + Arrays.toString(w1.shape()) + " and w3 "
                     + Arrays.toString(w3.shape()) + " must have one shape");
         }
-        if (Autocast.lowPrecision() != null) return linear(x, w1, null).silu().mul(linear(x, w3, null));
+        if (Autocast.lowPrecision() != null) {
+            Tensor xLow = lowered(x);
+            return product(xLow, lowered(w1), null).silu().mul(product(xLow, lowered(w3), null));
+        }
         int in = w1.size(1), rows = x.numel() / in;
         int[] outShape = x.shape().clone();
         outShape[outShape.length - 1] = w1.size(0);
@@ -193,11 +209,14 @@ public final class Linears {
             return (needs[0] ? gemm : 0) + (needs[1] ? gemm : 0) + (needs[2] ? outputs : 0) + perOutput * outputs;
         }
 
-        /** Bytes the backward reads and writes: the output gradient (and {@code extraOutputs} more like it), W and the input gradient, x and W's. */
+        /**
+         * Bytes the backward reads and writes: the output gradient (and {@code extraOutputs} more
+         * like it), W and the input gradient, x and W's; x and W as stored, the gradients float32.
+         */
         long backwardBytes(int extraOutputs) {
-            long weight = 4L * out * in, activations = 4L * rows * in;
-            return 4L * rows * out * (1 + extraOutputs) + (needs[0] ? weight + activations : 0) + (needs[1] ? activations + weight : 0)
-                    + (needs[2] ? 4L * out : 0);
+            long weight = (long) w.dtype().byteSize() * out * in, activations = (long) x.dtype().byteSize() * rows * in;
+            return 4L * rows * out * (1 + extraOutputs) + (needs[0] ? weight + 4L * rows * in : 0)
+                    + (needs[1] ? activations + 4L * out * in : 0) + (needs[2] ? 4L * out : 0);
         }
 
         /** The gradients in the order of the op's inputs, the input's in x's shape. */

@@ -1,31 +1,39 @@
 package dev.symbiont.core.fused.linear;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.ops.Elementwise;
+import dev.symbiont.core.ops.Linalg;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The linear family composed from primitives: a matmul, a broadcast add and a column sum;
+ * The linear family composed from primitives: a matmul ({@link Linalg#mixedMatmul}, so that
+ * autocast's low-precision x and W reach the backend's matmul as they are), a broadcast add and a column sum;
  * linear_gelu is that linear, then the GELU primitive and the activation family's reference
  * gradient (GELU′ times ones), then the elementwise product with the output gradient.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
+ * Composed ops call their parts virtually: linear_gelu calls {@link #linear}, its backward and
+ * {@link #linearSplitBackward} call {@link #linearBackward}.
  */
-public final class ReferenceLinear implements LinearKernels {
+public class ReferenceLinear implements LinearKernels {
 
     @Override
     public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
-        Tensor y = x.matmul(weight.t());
+        Tensor y = Linalg.mixedMatmul(x, weight.t());
         return bias == null ? y : y.add(bias);
     }
 
     @Override
     public LinearGrads linearBackward(Tensor gradY, Tensor x, Tensor weight, boolean input, boolean weightGrad, boolean bias) {
         return new LinearGrads(
-                input ? gradY.matmul(weight) : null,
-                weightGrad ? gradY.t().matmul(x) : null,
+                input ? Linalg.mixedMatmul(gradY, weight) : null,
+                weightGrad ? Linalg.mixedMatmul(gradY.t(), x) : null,
                 bias ? gradY.sum(0, false) : null);
     }
 
@@ -39,9 +47,9 @@ public final class ReferenceLinear implements LinearKernels {
         for (int i = sizes.length - 1; i >= 0; i--) {
             from -= sizes[i];
             Tensor w = weight.narrow(0, from, sizes[i]);
-            if (gradYs[i] == null) {
-                weights.add(0, Tensor.zerosLike(w));
-                biases.add(0, Tensor.zerosLike(w.select(1, 0)));
+            if (gradYs[i] == null) { // float32 zeros, as the gradients beside them (W may be low precision)
+                weights.add(0, Creation.full(w.backend(), 0, DType.FLOAT32, w.shape()));
+                biases.add(0, Creation.full(w.backend(), 0, DType.FLOAT32, sizes[i]));
                 continue;
             }
             LinearGrads g = linearBackward(gradYs[i], x, w, input, weightGrad, bias);

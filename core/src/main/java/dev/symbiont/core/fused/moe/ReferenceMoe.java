@@ -16,8 +16,10 @@ import java.util.List;
  * experts and multiplies each group with its own matmul, as Hugging Face's
  * {@code MixtralSparseMoeBlock} loops over experts. Group sizes are read on the host (that is
  * what the loop needs; a fused kernel should not).
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
-public final class ReferenceMoe implements MoeKernels {
+public class ReferenceMoe implements MoeKernels {
 
     @Override
     public Permuted permute(Tensor x, Tensor expertIds, int numExperts, int capacity) {

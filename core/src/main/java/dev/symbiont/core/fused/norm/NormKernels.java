@@ -4,7 +4,8 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.Family;
 
 /**
- * The norm family's contract: softmax, log_softmax, layer norm and RMS norm, and the channel
+ * The norm family's contract: softmax, log_softmax, layer norm and RMS norm (each also fused with
+ * the residual add before it), and the channel
  * norms of (N, C, *) tensors (batch norm, group norm, layer norm over C), with their backward rules. Inputs carry
  * no autograd history ({@link Normalization} and {@link ChannelNorms} record the graph); row
  * norms see 2-D (rows, cols) views, core having flattened the leading dims, and channel norms
@@ -57,6 +58,20 @@ public interface NormKernels {
     NormGrads rmsNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor rstd);
 
     /**
+     * Residual add and RMS norm in one pass: s = x + residual and y = rms_norm(s), rows of
+     * (rows, cols) each; weight (cols) may be null. Returns s, y and s's per-row 1/rms (rows, 1);
+     * the result's mean is null.
+     */
+    AddNormResult addRmsNorm(Tensor x, Tensor residual, Tensor weight, double eps);
+
+    /**
+     * Gradients of {@link #addRmsNorm}: the input gradient is that of s, gradSum (or null) plus
+     * RMS norm's gradient from gradY; x and the residual both receive it. The weight gradient as
+     * {@link #rmsNormBackward}; the bias gradient is null.
+     */
+    NormGrads addRmsNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor rstd);
+
+    /**
      * Batch norm in training mode of x (N, C, L): each channel normalised with the mean and
      * biased variance over its N·L values; weight and bias (C) may be null. Returns the output
      * (N, C, L) and the channel mean, biased variance and 1/√(var + eps), each (C).
@@ -96,7 +111,7 @@ public interface NormKernels {
     /** Batch norm's output and the channel statistics: mean, biased variance and rstd, each (C). */
     record BatchNormResult(Tensor output, Tensor mean, Tensor var, Tensor rstd) {}
 
-    /** The residual sum s = x + r, its layer norm y, and s's per-row mean and rstd (rows, 1). */
+    /** The residual sum s = x + r, its norm y, and s's per-row mean (null for RMS norm) and rstd (rows, 1). */
     record AddNormResult(Tensor sum, Tensor output, Tensor mean, Tensor rstd) {}
 
     /** A norm's output with the statistics its backward reuses: mean and rstd are (rows, 1) for row norms. */

@@ -8,7 +8,8 @@ import dev.symbiont.core.profile.OpCategory;
 import java.util.Arrays;
 
 /**
- * softmax, log_softmax, layer_norm and rms_norm: checks, then the norm family's kernels
+ * softmax, log_softmax, layer_norm and rms_norm, and the norms fused with the residual add before
+ * them (add_layer_norm, add_rms_norm): checks, then the norm family's kernels
  * through {@link FusedOp}. FLOP estimates count the element passes of the reference
  * composition (max, subtract, exp, sum, divide for softmax), so a fused kernel and the
  * reference it replaces report the same work.
@@ -21,6 +22,7 @@ public final class Normalization {
     private static final FusedOp<NormKernels> LAYER_NORM = FusedOp.of(NormKernels.FAMILY, "layer_norm", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> ADD_LAYER_NORM = FusedOp.of(NormKernels.FAMILY, "add_layer_norm", OpCategory.NORMALIZATION);
     private static final FusedOp<NormKernels> RMS_NORM = FusedOp.of(NormKernels.FAMILY, "rms_norm", OpCategory.NORMALIZATION);
+    private static final FusedOp<NormKernels> ADD_RMS_NORM = FusedOp.of(NormKernels.FAMILY, "add_rms_norm", OpCategory.NORMALIZATION);
 
     /** softmax along {@code dim}; the result has x's shape. */
     public static Tensor softmax(Tensor x, int dim) {
@@ -61,7 +63,7 @@ public final class Normalization {
                 x, weight, bias);
     }
 
-    /** The new residual stream s = x + residual and its layer norm y = layer_norm(s), both of x's shape. */
+    /** The new residual stream s = x + residual and its norm y (layer or RMS norm of s), both of x's shape. */
     public record AddNorm(Tensor sum, Tensor output) {}
 
     /**
@@ -72,7 +74,43 @@ public final class Normalization {
      * backward's pass.
      */
     public static AddNorm addLayerNorm(Tensor x, Tensor residual, int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
-        String op = "add_layer_norm";
+        // layer norm's passes and the add
+        long passes = 6 + (weight == null ? 0 : 1) + (bias == null ? 0 : 1);
+        return addNorm(ADD_LAYER_NORM, x, residual, normalizedShape, weight, bias, passes,
+                (k, x2, r2, w, b) -> k.addLayerNorm(x2, r2, w, b, eps),
+                (k, gY, gSum, sum, w, b, mean, rstd) -> k.addLayerNormBackward(gY, gSum, sum, w, b, mean, rstd));
+    }
+
+    /**
+     * s = x + residual and rms_norm(s) over the trailing {@code normalizedShape} dims, in one pass
+     * forward and one backward: a Llama-style pre-norm block's residual add and the next norm, as
+     * {@link #addLayerNorm}. x and residual have the same shape; weight has normalizedShape or is null.
+     */
+    public static AddNorm addRmsNorm(Tensor x, Tensor residual, int[] normalizedShape, Tensor weight, double eps) {
+        // RMS norm's passes and the add
+        long passes = 4 + (weight == null ? 0 : 1);
+        return addNorm(ADD_RMS_NORM, x, residual, normalizedShape, weight, null, passes,
+                (k, x2, r2, w, b) -> k.addRmsNorm(x2, r2, w, eps),
+                (k, gY, gSum, sum, w, b, mean, rstd) -> k.addRmsNormBackward(gY, gSum, sum, w, rstd));
+    }
+
+    /** A fused add + norm's forward on (rows, cols) views of x and the residual, (cols) parameters. */
+    @FunctionalInterface
+    private interface AddNormForward {
+        NormKernels.AddNormResult apply(NormKernels k, Tensor x, Tensor residual, Tensor weight, Tensor bias);
+    }
+
+    /** Its backward from gradY and gradSum (or null), the saved sum and the forward's statistics. */
+    @FunctionalInterface
+    private interface AddNormBackward {
+        NormKernels.NormGrads apply(NormKernels k, Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor bias,
+                                    Tensor mean, Tensor rstd);
+    }
+
+    /** The checks, the flattening and the graph node shared by the fused add + norm ops. */
+    private static AddNorm addNorm(FusedOp<NormKernels> fused, Tensor x, Tensor residual, int[] normalizedShape, Tensor weight,
+                                   Tensor bias, long passes, AddNormForward forward, AddNormBackward backward) {
+        String op = fused.name();
         Checks.float32(op, x, residual, weight, bias);
         Checks.sameBackend(op, x, residual, weight, bias);
         if (!Arrays.equals(x.shape(), residual.shape())) {
@@ -81,14 +119,12 @@ public final class Normalization {
         }
         int cols = trailing(op, x, normalizedShape, weight, bias);
         int rows = x.numel() / Math.max(cols, 1);
-        // layer norm's passes and the add
-        long passes = 6 + (weight == null ? 0 : 1) + (bias == null ? 0 : 1);
         Tensor x2 = x.detach().reshape(rows, cols), r2 = residual.detach().reshape(rows, cols);
         Tensor w = flat(weight, cols), b = flat(bias, cols);
-        FusedOp.Pair out = ADD_LAYER_NORM.runPair(x.backend(), passes * x.numel(),
+        FusedOp.Pair out = fused.runPair(x.backend(), passes * x.numel(),
                 4 * FusedOp.bytes(x) + FusedOp.bytes(weight, bias),
                 k -> {
-                    NormKernels.AddNormResult r = k.addLayerNorm(x2, r2, w, b, eps);
+                    NormKernels.AddNormResult r = forward.apply(k, x2, r2, w, b);
                     // The sum is an output the graph does not own; backward keeps it and the statistics.
                     return new FusedOp.PairResult<>(r.sum().reshape(x.shape()), r.output().reshape(x.shape()),
                             new Tensor[] {r.sum(), r.mean(), r.rstd()});
@@ -96,7 +132,7 @@ public final class Normalization {
                 (k, saved, gSum, gY) -> {
                     Tensor gs2 = gSum == null ? null : gSum.reshape(rows, cols);
                     if (gY == null) return new Tensor[] {gSum, gSum, null, null};
-                    NormKernels.NormGrads g = k.addLayerNormBackward(gY.reshape(rows, cols), gs2, saved[0], w, b, saved[1], saved[2]);
+                    NormKernels.NormGrads g = backward.apply(k, gY.reshape(rows, cols), gs2, saved[0], w, b, saved[1], saved[2]);
                     Tensor[] grads = unflatten(g, x, weight, bias);
                     return new Tensor[] {grads[0], grads[0], grads[1], grads[2]};
                 },

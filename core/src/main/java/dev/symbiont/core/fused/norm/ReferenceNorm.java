@@ -2,7 +2,13 @@ package dev.symbiont.core.fused.norm;
 
 import dev.symbiont.core.Tensor;
 
-/** The norm family composed from primitives: what every backend runs unless it has a kernel. Open for test doubles that count calls. */
+/**
+ * The norm family composed from primitives: what every backend runs unless it has a kernel.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
+ * Composed ops call their parts virtually: {@link #addLayerNorm} and {@link #addRmsNorm} call
+ * {@link #layerNorm} and {@link #rmsNorm}, their backwards those norms' backwards.
+ */
 public class ReferenceNorm implements NormKernels {
 
     @Override
@@ -58,8 +64,7 @@ public class ReferenceNorm implements NormKernels {
     @Override
     public NormGrads addLayerNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor bias,
                                           Tensor mean, Tensor rstd) {
-        NormGrads g = layerNormBackward(gradY, sum, weight, bias, mean, rstd);
-        return gradSum == null ? g : new NormGrads(gradSum.add(g.input()), g.weight(), g.bias());
+        return plusSumGradient(layerNormBackward(gradY, sum, weight, bias, mean, rstd), gradSum);
     }
 
     @Override
@@ -77,6 +82,23 @@ public class ReferenceNorm implements NormKernels {
         Tensor gx = gxhat.sub(xhat.mul(gxhat.mul(xhat).mean(1, true))).mul(rstd);
         Tensor gw = weight == null ? null : gradY.mul(xhat).sum(0, false);
         return new NormGrads(gx, gw, null);
+    }
+
+    @Override
+    public AddNormResult addRmsNorm(Tensor x, Tensor residual, Tensor weight, double eps) {
+        Tensor sum = x.add(residual);
+        NormResult r = rmsNorm(sum, weight, eps);
+        return new AddNormResult(sum, r.output(), null, r.rstd());
+    }
+
+    @Override
+    public NormGrads addRmsNormBackward(Tensor gradY, Tensor gradSum, Tensor sum, Tensor weight, Tensor rstd) {
+        return plusSumGradient(rmsNormBackward(gradY, sum, weight, rstd), gradSum);
+    }
+
+    /** A norm's gradients with gradSum (the gradient s got from elsewhere, or null) added to the input's. */
+    private static NormGrads plusSumGradient(NormGrads g, Tensor gradSum) {
+        return gradSum == null ? g : new NormGrads(gradSum.add(g.input()), g.weight(), g.bias());
     }
 
     // ---- channel norms of (N, C, L) -------------------------------------------------------------

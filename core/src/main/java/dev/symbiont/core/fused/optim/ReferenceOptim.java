@@ -6,8 +6,10 @@ import dev.symbiont.core.Tensor;
  * The optimizer steps written with tensor ops, as torch.optim's single-tensor implementations
  * compute them (scalars enter as float32, the bias corrections in double). The new parameter
  * is computed as a tensor and copied into {@code param}.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
-public final class ReferenceOptim implements OptimKernels {
+public class ReferenceOptim implements OptimKernels {
 
     @Override
     public AdamState adamStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq, AdamHyper h) {

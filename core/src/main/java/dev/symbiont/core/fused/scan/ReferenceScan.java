@@ -15,8 +15,12 @@ import java.util.List;
  * recomputes all of that and runs the reverse recurrence the same way. It runs on every
  * backend, with that backend's primitives, so forcing the family to its reference
  * ({@code -Dsymbiont.fused.scan=reference}) isolates the fused kernel.
+ *
+ * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
+ * Composed ops call their parts virtually: the selective scan and its backward call
+ * {@link #linearScan} and {@link #linearScanBackward}.
  */
-public final class ReferenceScan implements ScanKernels {
+public class ReferenceScan implements ScanKernels {
 
     @Override
     public Tensor linearScan(Tensor a, Tensor b, Tensor h0, int dim) {

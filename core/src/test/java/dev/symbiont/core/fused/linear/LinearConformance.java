@@ -1,14 +1,19 @@
 package dev.symbiont.core.fused.linear;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.conformance.ConformanceBase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The linear family: y = x·Wᵀ + b and its three gradients against the reference, on every
@@ -129,5 +134,58 @@ public abstract class LinearConformance extends ConformanceBase {
                 return Linears.linearGelu(in.constant(33, 7), in.constant(10, 7), in.constant(10));
             }
         }, matmulTolerance(7));
+    }
+
+    // ---- under autocast: bfloat16 or float16 x and W reach the family's kernels ----------------
+
+    /** The computation with autocast on in {@code low} (the inputs drawn before, backward after, as in training). */
+    private static Tensor autocast(DType low, java.util.function.Supplier<Tensor> forward) {
+        try (var scope = Autocast.enable(low)) {
+            return forward.get();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DType.class, names = {"BFLOAT16", "FLOAT16"})
+    void linearFamilyUnderAutocastMatchesReference(DType low) {
+        assertMatchesReference("linear autocast " + low, in -> {
+            Tensor x = in.inLayout("transposed", 37, 19), w = in.randn(23, 19), b = in.randn(23);
+            return autocast(low, () -> Linears.linear(x, w, b));
+        }, matmulTolerance(37));
+        assertMatchesReference("linear autocast, no bias, transposed weight " + low, in -> {
+            Tensor x = in.randn(2, 7, 13), w = in.transposed(5, 13);
+            return autocast(low, () -> Linears.linear(x, w, null));
+        }, matmulTolerance(14));
+        assertMatchesReference("linear_gelu autocast " + low, in -> {
+            Tensor x = in.strided(9, 17), w = in.randn(12, 17).narrow(0, 4, 8), b = in.randn(8);
+            return autocast(low, () -> Linears.linearGelu(x, w, b));
+        }, matmulTolerance(17));
+        assertMatchesReference("linear_split autocast " + low, in -> {
+            Tensor x = in.randn(20, 17), w = in.randn(9, 17), b = in.randn(9);
+            return autocast(low, () -> {
+                Tensor[] g = Linears.linearSplit(x, w, b, 4, 3, 2);
+                return Tensor.cat(List.of(g[0], g[2]), -1);
+            });
+        }, matmulTolerance(20));
+    }
+
+    /**
+     * Under autocast the family gives what autocast's matmul and the add gave before the family
+     * received low-precision operands: the same products of the same rounded values, on this backend.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DType.class, names = {"BFLOAT16", "FLOAT16"})
+    void linearUnderAutocastGivesTheMatmulAndAddCompositionsValuesAndGradients(DType low) {
+        Computation fused = in -> {
+            Tensor x = in.randn(2, 13, 33), w1 = in.randn(40, 33), b1 = in.randn(40), w2 = in.randn(33, 40);
+            return autocast(low, () -> Linears.linear(Linears.linearGelu(x, w1, b1), w2, null));
+        };
+        Computation composed = in -> {
+            Tensor x = in.randn(2, 13, 33), w1 = in.randn(40, 33), b1 = in.randn(40), w2 = in.randn(33, 40);
+            return autocast(low, () -> x.matmul(w1.t()).add(b1).gelu().matmul(w2.t()));
+        };
+        Outcome before = run(backend(), composed), now = run(backend(), fused);
+        assertEquals(DType.FLOAT32, now.dtype(), "autocast's linear returns float32");
+        assertOutcomesClose("linear_gelu then linear under autocast " + low, before, now, matmulTolerance(40), matmulTolerance(40 * 26));
     }
 }

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The norm family (softmax, log_softmax, layer_norm, rms_norm), forward and backward, against its reference. */
+/** The norm family (softmax, log_softmax, layer_norm, rms_norm, add_layer_norm, add_rms_norm), forward and backward, against its reference. */
 public abstract class NormConformance extends ConformanceBase {
 
     static Stream<Arguments> dimAndLayout() {
@@ -93,6 +93,38 @@ public abstract class NormConformance extends ConformanceBase {
         assertMatchesReference("add_layer_norm plain 2 dims", in -> {
             Normalization.AddNorm r = Normalization.addLayerNorm(in.randn(3, 5, 6), in.randn(3, 5, 6), new int[] {5, 6}, null, null, 1e-5);
             return r.output().mul(r.sum());
+        }, ACCUMULATING);
+    }
+
+    @ParameterizedTest(name = "{0} input")
+    @ValueSource(strings = {"contiguous", "transposed", "permuted", "strided", "expanded"})
+    void addRmsNormMatchesReferenceForBothOutputs(String layout) {
+        assertMatchesReference("add_rms_norm " + layout, in -> {
+            Normalization.AddNorm r = Normalization.addRmsNorm(in.inLayout(layout, 5, 7, 33), in.randn(5, 7, 33),
+                    new int[] {33}, in.randn(33), 1e-6);
+            return r.output().add(r.sum().mul(in.constant(5, 7, 33)));
+        }, ACCUMULATING);
+    }
+
+    @ParameterizedTest(name = "row length {0}")
+    @ValueSource(ints = {1, 3, 7, 33, 129, 1000})
+    void addRmsNormMatchesReferenceOnOddRowLengthsWithAndWithoutWeight(int n) {
+        assertMatchesReference("add_rms_norm n=" + n, in -> {
+            Normalization.AddNorm r = Normalization.addRmsNorm(in.randn(3, n), in.permuted(3, n), new int[] {n}, in.randn(n), 1e-6);
+            return r.output().mul(r.sum());
+        }, ACCUMULATING);
+        assertMatchesReference("add_rms_norm plain n=" + n, in -> Normalization.addRmsNorm(in.randn(3, n), in.randn(3, n),
+                new int[] {n}, null, 1e-6).output(), ACCUMULATING);
+    }
+
+    @Test
+    void addRmsNormMatchesReferenceWhenOnlyTheSumIsUsedAndOverSeveralTrailingDims() {
+        assertMatchesReference("add_rms_norm sum only", in -> Normalization.addRmsNorm(in.randn(4, 13), in.strided(4, 13),
+                new int[] {13}, in.randn(13), 1e-6).sum().square(), ACCUMULATING);
+        assertMatchesReference("add_rms_norm 2 dims", in -> {
+            Normalization.AddNorm r = Normalization.addRmsNorm(in.transposed(3, 5, 6), in.randn(3, 5, 6), new int[] {5, 6},
+                    in.randn(5, 6), 1e-6);
+            return r.output().sub(r.sum());
         }, ACCUMULATING);
     }
 
