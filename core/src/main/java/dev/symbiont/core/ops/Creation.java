@@ -39,6 +39,25 @@ public final class Creation {
         return fromDoubles(Backends.current(), values, dtype, n);
     }
 
+    /** The length up to which float32 counts exactly: 2²⁴, float32's largest run of consecutive integers. */
+    public static final int EXACT_FLOAT_COUNT = 1 << 24;
+
+    /**
+     * 0, 1, …, n − 1 made on {@code backend} from primitives — a running sum of ones — so nothing
+     * is uploaded: what per-step index tables and masks are built from on a device. The count is
+     * float32, exact up to {@link #EXACT_FLOAT_COUNT}; a longer range throws naming {@code op}.
+     *
+     * @param dtype FLOAT32, or an integer dtype (cast from the exact floats)
+     * @return (n) on {@code backend}
+     */
+    public static Tensor positions(Backend backend, String op, int n, DType dtype) {
+        if (n < 0 || n > EXACT_FLOAT_COUNT) {
+            throw new IllegalArgumentException(op + ": " + n + " positions exceed float32's exact integers (2^24)");
+        }
+        Tensor counted = full(backend, 1, DType.FLOAT32, n).cumsum(0).sub(1.0);
+        return dtype == DType.FLOAT32 ? counted : counted.to(dtype);
+    }
+
     public static Tensor eye(int n) {
         checkShape("eye", new int[] {n, n});
         float[] data = new float[n * n];

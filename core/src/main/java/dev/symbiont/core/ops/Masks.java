@@ -20,8 +20,7 @@ public final class Masks {
 
     /** 0, 1, …, n − 1 as float32 on {@code backend}: a running sum of ones, exact up to 2²⁴. */
     static Tensor positions(Backend backend, int n) {
-        if (n > 1 << 24) throw new IllegalArgumentException("mask: " + n + " positions exceed float32's exact integers (2^24)");
-        return Creation.full(backend, 1, DType.FLOAT32, n).cumsum(0).sub(1.0);
+        return Creation.positions(backend, "mask", n, DType.FLOAT32);
     }
 
     /**

@@ -49,6 +49,19 @@ class MasksTest {
     }
 
     @Test
+    void positionsAreCountedOnTheBackendAndRefuseMoreThanFloat32CountsExactly() {
+        CountingUploads be = new CountingUploads();
+        assertArrayEquals(new float[] {0, 1, 2, 3, 4}, Creation.positions(be, "test", 5, DType.FLOAT32).toFloatArray());
+        Tensor ids = Creation.positions(be, "test", 4, DType.INT64);
+        assertEquals(DType.INT64, ids.dtype());
+        assertArrayEquals(new long[] {0, 1, 2, 3}, ids.toLongArray());
+        assertEquals(0, Creation.positions(be, "test", 0, DType.FLOAT32).numel());
+        assertEquals(0, be.uploads);
+        var e = assertThrows(IllegalArgumentException.class, () -> Creation.positions(be, "grouped_matmul", (1 << 24) + 1, DType.FLOAT32));
+        assertTrue(e.getMessage().contains("grouped_matmul") && e.getMessage().contains("16777217"), e.getMessage());
+    }
+
+    @Test
     void trilAndTriuKeepTheTriangleTheMaskBuilderDescribes() {
         Tensor x = Tensor.randn(new Generator(1), 4, 6);
         float[] xs = x.toFloatArray(), lower = x.tril(1).toFloatArray(), upper = x.triu(-2).toFloatArray();

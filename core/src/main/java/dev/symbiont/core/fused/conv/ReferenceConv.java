@@ -3,14 +3,18 @@ package dev.symbiont.core.fused.conv;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.ops.Creation;
+import dev.symbiont.core.ops.Elementwise;
 
 /**
  * The conv family's reference, written with tensor ops so it runs on every backend. Convolution
  * is im2col ({@link Im2col}: one {@code index_select}) and a batched matmul over the groups;
  * its input gradient folds weightᵀ·gradOut back with {@code scatter_add}, its weight gradient is
  * gradOut·colsᵀ. Pooling reads the same columns and reduces over the window; adaptive average
- * pooling is two matmuls with averaging matrices, P_h·x·P_wᵀ.
+ * pooling is two matmuls with averaging matrices, P_h·x·P_wᵀ. Every table (the im2col index,
+ * the divisors, the averaging matrices) is made on the backend from primitives, so a step on a
+ * device uploads nothing.
  *
  * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
@@ -98,17 +102,43 @@ public class ReferenceConv implements ConvKernels {
         return weight.reshape(g.groups(), g.groupOutChannels(), g.patchSize());
     }
 
-    /** The average's divisor per output position, (outH·outW). */
-    private static Tensor divisors(Backend backend, PoolGeometry g, boolean countIncludePad) {
-        float[] d = new float[g.outH() * g.outW()];
-        for (int oh = 0; oh < g.outH(); oh++) {
-            for (int ow = 0; ow < g.outW(); ow++) d[oh * g.outW() + ow] = g.divisor(oh, ow, countIncludePad);
-        }
-        return Creation.upload(backend, DType.FLOAT32, d, d.length, d.length);
+    /**
+     * The average's divisor per output position, (outH·outW): {@link PoolGeometry#divisor}, the
+     * window's extent along H times its extent along W, each made on the backend from positions.
+     */
+    static Tensor divisors(Backend backend, PoolGeometry g, boolean countIncludePad) {
+        Tensor rows = extents(backend, g.outH(), g.strideH(), g.padH(), g.kernelH(), g.inH(), countIncludePad);
+        Tensor cols = extents(backend, g.outW(), g.strideW(), g.padW(), g.kernelW(), g.inW(), countIncludePad);
+        return rows.reshape(g.outH(), 1).mul(cols.reshape(1, g.outW())).reshape(g.outH() * g.outW());
     }
 
-    /** Row o averages PyTorch's adaptive window of o: (out, in). */
-    private static Tensor averaging(Backend backend, int out, int in) {
+    /**
+     * Along one dim, the cells of each window [o·stride − pad, o·stride − pad + kernel) clipped to
+     * input + padding, or with {@code countIncludePad} false to the input alone: (out) float32.
+     */
+    private static Tensor extents(Backend backend, int out, int stride, int pad, int kernel, int in, boolean countIncludePad) {
+        Tensor start = Creation.positions(backend, "avg_pool2d", out, DType.FLOAT32).mul(stride).sub(pad);
+        Tensor end = Elementwise.binaryScalar(BinaryOp.MINIMUM, start.add(kernel), in + pad);
+        if (countIncludePad) return end.sub(start);
+        return Elementwise.binaryScalar(BinaryOp.MINIMUM, end, in).sub(Elementwise.binaryScalar(BinaryOp.MAXIMUM, start, 0));
+    }
+
+    /**
+     * Row o averages PyTorch's adaptive window of o: (out, in). Cell i is in window o when
+     * floor(o·in/out) ≤ i &lt; ceil((o+1)·in/out), i.e. o·in &lt; (i+1)·out and i·out &lt; (o+1)·in,
+     * compared on the backend; the products are exact in float32 while in·out ≤ 2²⁴, beyond
+     * which the matrix is built on the host.
+     */
+    static Tensor averaging(Backend backend, int out, int in) {
+        if ((long) in * out > Creation.EXACT_FLOAT_COUNT) return hostAveraging(backend, out, in);
+        Tensor o = Creation.positions(backend, "adaptive_avg_pool2d", out, DType.FLOAT32).reshape(out, 1);
+        Tensor i = Creation.positions(backend, "adaptive_avg_pool2d", in, DType.FLOAT32).reshape(1, in);
+        Tensor inWindow = o.mul(in).lt(i.add(1).mul(out)).mul(i.mul(out).lt(o.add(1).mul(in)));
+        return inWindow.div(inWindow.sum(1, true));
+    }
+
+    /** {@link #averaging} built on the host and uploaded: the twin the tests hold the backend's matrix to. */
+    static Tensor hostAveraging(Backend backend, int out, int in) {
         float[] m = new float[out * in];
         for (int o = 0; o < out; o++) {
             int s = PoolGeometry.adaptiveStart(o, in, out), e = PoolGeometry.adaptiveEnd(o, in, out);

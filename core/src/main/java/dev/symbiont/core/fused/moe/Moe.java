@@ -1,14 +1,18 @@
 package dev.symbiont.core.fused.moe;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.ops.Checks;
+import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.profile.OpCategory;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
@@ -331,6 +335,34 @@ public final class Moe {
                     MoeKernels.CombineGrads gr = kernels.combineBackward(g, y2, w2, perm);
                     return new Tensor[] {gr.dy(), gr.dRoutingWeights()};
                 }, ySorted, routingWeights);
+    }
+
+    /**
+     * Checks on x's backend, without reading the sizes to the host, that the group sizes are
+     * non-negative and sum to the rows of {@code x} (R, in): each size against [0, R] and the sum
+     * minus R against [0, 1), with {@link Backend#checkIndex}, which a device backend may raise
+     * at its next synchronisation under a message naming grouped_matmul. Where it raises at once
+     * (the heap backends) the error is {@link #groupSizesOnHost}'s, naming the sizes: reading
+     * them is the error path's cost, not a step's. The float32 sum is exact below 2²⁴ rows; more
+     * rows are checked on the host.
+     */
+    public static void checkGroupSizes(Tensor x, Tensor groupSizes) {
+        Backend be = x.backend();
+        int rows = x.size(0);
+        if (rows >= Creation.EXACT_FLOAT_COUNT) {
+            groupSizesOnHost(x, groupSizes);
+            return;
+        }
+        try {
+            be.checkIndex(GROUPED_MATMUL + ": group size (of " + rows + " rows)", groupSizes.storage(), groupSizes.layout(),
+                    rows + 1L, OptionalLong.empty());
+            Tensor surplus = groupSizes.to(DType.FLOAT32).sum().sub(rows).to(DType.INT64); // 0 when they sum to R
+            be.checkIndex(GROUPED_MATMUL + ": group sizes' sum minus the " + rows + " rows", surplus.storage(),
+                    surplus.layout(), 1, OptionalLong.empty());
+        } catch (IndexOutOfBoundsException e) {
+            groupSizesOnHost(x, groupSizes); // throws, naming the sizes
+            throw e;
+        }
     }
 
     /**

@@ -41,7 +41,9 @@ public interface MoeKernels {
      * Rows {@code [offset_e, offset_e + size_e)} of {@code x} times {@code weights.get(e)}, for
      * each expert e in order: x (R, in) float32, weights E tensors (in, out) float32 of any
      * strides (each expert's own parameter, or views of one stacked tensor), groupSizes (E) int
-     * summing to R (else {@link IllegalArgumentException}); result (R, out).
+     * summing to R (else {@link IllegalArgumentException} naming grouped_matmul and the sizes; a
+     * kernel that keeps the sizes on the device checks them with {@link Moe#checkGroupSizes},
+     * whose error may come at the next synchronisation); result (R, out).
      */
     Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes);
 

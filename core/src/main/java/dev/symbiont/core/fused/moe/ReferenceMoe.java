@@ -3,7 +3,6 @@ package dev.symbiont.core.fused.moe;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.ops.Creation;
 
 import java.util.ArrayList;
@@ -13,9 +12,10 @@ import java.util.List;
  * The moe family's reference, written with tensor ops so it runs on every backend: the slots
  * are sorted by expert with a stable {@code topk} over all of them, counted with
  * {@code scatter_add}, and moved with {@code index_select}; the grouped GEMM loops over the
- * experts and multiplies each group with its own matmul, as Hugging Face's
- * {@code MixtralSparseMoeBlock} loops over experts. Group sizes are read on the host (that is
- * what the loop needs; a fused kernel should not).
+ * experts, as Hugging Face's {@code MixtralSparseMoeBlock} does, but multiplies every row by
+ * every expert and keeps each row's own product ({@link ExpertGroups}, made on the backend from
+ * the group sizes): E times the FLOPs of a grouped kernel, and nothing read on the host. The one
+ * host read left is a dropping capacity's kept-row count, which decides the rows' shape.
  *
  * <p>Open: a backend extends it to override single ops ({@link dev.symbiont.core.fused.Family}).
  */
@@ -32,12 +32,10 @@ public class ReferenceMoe implements MoeKernels {
         Tensor sizes = counts;
         if (capacity < slots) {
             sizes = counts.minimum(Creation.full(be, capacity, DType.FLOAT32));
+            // The kept rows' count is the output's shape: the one value the reference reads on the host.
             order = withinCapacity(ids, order, counts, capacity, (int) sizes.sum().item());
         }
-        Tensor tokenOfSlot;
-        try (var scope = Backends.use(be)) {
-            tokenOfSlot = Tensor.arange(0, tokens, 1, DType.INT64).unsqueeze(1).expand(tokens, k).reshape(slots);
-        }
+        Tensor tokenOfSlot = Creation.positions(be, Moe.PERMUTE, tokens, DType.INT64).unsqueeze(1).expand(tokens, k).reshape(slots);
         Tensor rows = x.indexSelect(0, tokenOfSlot.indexSelect(0, order));
         return new Permuted(rows, sizes.to(DType.INT64), exclusiveCumsum(sizes).to(DType.INT64), order);
     }
@@ -50,36 +48,21 @@ public class ReferenceMoe implements MoeKernels {
 
     @Override
     public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
-        long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
-        List<Tensor> parts = new ArrayList<>();
-        int offset = 0;
-        for (int e = 0; e < sizes.length; e++) {
-            int n = (int) sizes[e];
-            if (n > 0) parts.add(x.narrow(0, offset, n).matmul(weights.get(e)));
-            offset += n;
-        }
-        return parts.isEmpty() ? zeros(x.backend(), x.size(0), weights.get(0).size(1)) : Tensor.cat(parts, 0);
+        ExpertGroups groups = ExpertGroups.of(x, groupSizes);
+        List<Tensor> products = new ArrayList<>(weights.size());
+        for (Tensor w : weights) products.add(x.matmul(w));
+        return groups.pick(products);
     }
 
     @Override
     public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes) {
-        long[] sizes = Moe.groupSizesOnHost(x, groupSizes);
-        int in = weights.get(0).size(0), out = weights.get(0).size(1);
-        List<Tensor> dx = new ArrayList<>(), dw = new ArrayList<>();
-        int offset = 0;
-        for (int e = 0; e < sizes.length; e++) {
-            int n = (int) sizes[e];
-            if (n > 0) {
-                Tensor g = gradOut.narrow(0, offset, n);
-                dx.add(g.matmul(weights.get(e).transpose(0, 1)));
-                dw.add(x.narrow(0, offset, n).transpose(0, 1).matmul(g));
-            } else {
-                dw.add(zeros(x.backend(), in, out));
-            }
-            offset += n;
+        ExpertGroups groups = ExpertGroups.of(x, groupSizes);
+        List<Tensor> dx = new ArrayList<>(weights.size()), dw = new ArrayList<>(weights.size());
+        for (int e = 0; e < weights.size(); e++) {
+            dx.add(gradOut.matmul(weights.get(e).transpose(0, 1)));
+            dw.add(groups.rowsOf(e, x).transpose(0, 1).matmul(groups.rowsOf(e, gradOut))); // zeros for an empty group
         }
-        Tensor dxAll = dx.isEmpty() ? zeros(x.backend(), x.size(0), in) : Tensor.cat(dx, 0);
-        return new GroupedGrads(dxAll, dw);
+        return new GroupedGrads(groups.pick(dx), dw);
     }
 
     @Override
@@ -134,10 +117,7 @@ public class ReferenceMoe implements MoeKernels {
     private static Tensor withinCapacity(Tensor ids, Tensor order, Tensor counts, int capacity, int kept) {
         int slots = ids.size(0);
         Tensor firstRow = exclusiveCumsum(counts).gather(0, ids.indexSelect(0, order));
-        Tensor rank;
-        try (var scope = Backends.use(ids.backend())) {
-            rank = Tensor.arange(0, slots, 1, DType.FLOAT32).sub(firstRow);
-        }
+        Tensor rank = Creation.positions(ids.backend(), Moe.PERMUTE, slots, DType.FLOAT32).sub(firstRow);
         Tensor dropped = rank.gt(capacity - 0.5);
         Tensor keptFirst = dropped.topk(slots, 0, false).indices().narrow(0, 0, kept);
         return order.indexSelect(0, keptFirst);

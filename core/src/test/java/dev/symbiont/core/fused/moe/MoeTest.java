@@ -2,13 +2,20 @@ package dev.symbiont.core.fused.moe;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
+import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradCheck;
+import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.Storage;
+import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.core.fused.Families;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -172,6 +179,60 @@ class MoeTest {
                 Tensor.fromArray(new long[] {0, 5})), "moe_combine", "5");
         throwsMentioning(IllegalArgumentException.class, () -> Moe.swiglu(Tensor.randn(gen, 2, 3), Tensor.randn(gen, 3, 2)),
                 "moe_swiglu", "[2, 3]", "[3, 2]");
+    }
+
+    @Test
+    void groupSizesAreCheckedOnTheBackendAndTheErrorNamesTheSizes() {
+        Tensor x = Tensor.randn(gen, 5, 4), w = Tensor.randn(gen, 2, 4, 6);
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, w, Tensor.fromArray(new long[] {-1, 6})),
+                "grouped_matmul", "negative", "[-1, 6]");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedMatmul(x, w, Tensor.fromArray(new int[] {3, 3})),
+                "grouped_matmul", "[3, 3]", "sum to 6", "5 rows");
+        throwsMentioning(IllegalArgumentException.class, () -> Moe.groupedSwiglu(x, java.util.List.of(w.select(0, 0), w.select(0, 1)),
+                java.util.List.of(w.select(0, 1), w.select(0, 0)), Tensor.fromArray(new long[] {6, 0})), "grouped_matmul", "[6, 0]");
+    }
+
+    @Test
+    void noRowsAtAllGiveNoRowsAndZeroWeightGradients() {
+        Tensor x = Tensor.zeros(0, 4).requiresGrad(true), w = Tensor.randn(gen, 2, 4, 3).requiresGrad(true);
+        Tensor y = Moe.groupedMatmul(x, w, Tensor.fromArray(new long[] {0, 0}));
+        assertArrayEquals(new int[] {0, 3}, y.shape());
+        y.sum().backward();
+        assertArrayEquals(new float[24], w.grad().toFloatArray());
+        assertArrayEquals(new int[] {0, 4}, x.grad().shape());
+    }
+
+    /** A backend that, as a device does, raises a failed index check later: it keeps the error and goes on. */
+    static final class DeferredIndexChecks extends ReferenceBackend {
+        final List<IndexOutOfBoundsException> pending = new ArrayList<>();
+
+        @Override
+        public IndexCheck checkIndex(String op, Storage ids, Layout idsLayout, long bound, OptionalLong ignore) {
+            try {
+                return super.checkIndex(op, ids, idsLayout, bound, ignore);
+            } catch (IndexOutOfBoundsException e) {
+                pending.add(e);
+                return new IndexCheck(allocate(DType.INT64, idsLayout.numel()), allocate(DType.FLOAT32, idsLayout.numel()));
+            }
+        }
+    }
+
+    @Test
+    void onABackendThatRaisesChecksLaterBadGroupSizesStillRaiseNamingGroupedMatmul() {
+        DeferredIndexChecks device = new DeferredIndexChecks();
+        try (var on = Backends.use(device)) {
+            Tensor x = Tensor.randn(gen, 5, 4), w = Tensor.randn(gen, 2, 4, 6);
+            Moe.groupedMatmul(x, w, Tensor.fromArray(new long[] {-1, 6}));
+            assertEquals(1, device.pending.size(), "a negative size: one failed check");
+            String negative = device.pending.get(0).getMessage();
+            assertTrue(negative.contains("grouped_matmul") && negative.contains("-1"), negative);
+            Moe.groupedMatmul(x, w, Tensor.fromArray(new long[] {3, 3}));
+            assertEquals(2, device.pending.size(), "sizes summing to 6, not 5: one more failed check");
+            String sum = device.pending.get(1).getMessage();
+            assertTrue(sum.contains("grouped_matmul") && sum.contains("sum") && sum.contains("5 rows"), sum);
+            Moe.groupedMatmul(x, w, Tensor.fromArray(new long[] {2, 3}));
+            assertEquals(2, device.pending.size(), "good sizes fail no check");
+        }
     }
 
     @Test
