@@ -28,6 +28,9 @@ import java.util.function.ToLongFunction;
  * {@link LossFunction}, so one trainer serves every model family. Modules that report metrics
  * about their forward ({@link dev.symbiont.nn.ReportsMetrics}: an MoE layer's expert load) are
  * logged too, as window means after the fixed columns, their headline in the progress line.
+ * A step reads nothing back from the backend: the losses, the gradient norm and those metrics are
+ * summed there and read when a line is logged; the batches, evaluation and checkpoints are the
+ * other transfers it makes ({@link dev.symbiont.core.backend.HostTransfer}).
  *
  * <pre>
  *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
