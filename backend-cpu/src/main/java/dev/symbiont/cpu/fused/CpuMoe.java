@@ -3,7 +3,6 @@ package dev.symbiont.cpu.fused;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.heap.HeapStorage;
-import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.gemm.Gemm;
