@@ -2,6 +2,7 @@ package dev.symbiont.amp;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.optim.Optimizer;
@@ -112,7 +113,9 @@ public final class GradScaler {
                 Tensor flag = unscaled.mul(0.0).sum();
                 nonFinite = nonFinite == null ? flag : nonFinite.add(flag);
             }
-            foundInf.put(optimizer, nonFinite != null && Float.isNaN(nonFinite.item()));
+            try (var read = HostTransfer.OVERFLOW_CHECK.allow()) {
+                foundInf.put(optimizer, nonFinite != null && Float.isNaN(nonFinite.item()));
+            }
         }
     }
 

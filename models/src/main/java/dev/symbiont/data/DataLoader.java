@@ -3,6 +3,7 @@ package dev.symbiont.data;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
@@ -174,7 +175,7 @@ public final class DataLoader<T, B> {
 
     private B prepare(int[] order, int epoch, int batchIndex) {
         long start = System.nanoTime();
-        try (var scope = Profiler.op("data.prepare", OpCategory.DATA)) {
+        try (var scope = Profiler.op("data.prepare", OpCategory.DATA); var upload = HostTransfer.BATCH.allow()) {
             int from = batchIndex * batchSize;
             int to = Math.min(order.length, from + batchSize);
             List<T> items = new ArrayList<>(to - from);

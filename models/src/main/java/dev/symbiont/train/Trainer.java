@@ -4,6 +4,7 @@ import dev.symbiont.amp.GradScaler;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
 import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.data.Batches;
 import dev.symbiont.data.DataLoader;
 import dev.symbiont.nn.ForwardMetrics;
@@ -27,6 +28,9 @@ import java.util.function.ToLongFunction;
  * {@link LossFunction}, so one trainer serves every model family. Modules that report metrics
  * about their forward ({@link dev.symbiont.nn.ReportsMetrics}: an MoE layer's expert load) are
  * logged too, as window means after the fixed columns, their headline in the progress line.
+ * A step reads nothing back from the backend: the losses, the gradient norm and those metrics are
+ * summed there and read when a line is logged; the batches, evaluation and checkpoints are the
+ * other transfers it makes ({@link dev.symbiont.core.backend.HostTransfer}).
  *
  * <pre>
  *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
@@ -105,10 +109,10 @@ public final class Trainer<B> {
         if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
         ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), nanoTime);
         long step = start.step();
-        double windowLoss = 0, windowAux = 0, lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
-        int windowSteps = 0;
+        double lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         long windowTokens = 0, windowStart = nanoTime.getAsLong();
-        MetricWindow modelMetrics = new MetricWindow();
+        // Losses, gradient norm and model metrics stay on the backend until a line is logged.
+        LogWindow window = new LogWindow(config.accumulation());
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
@@ -118,21 +122,15 @@ public final class Trainer<B> {
              MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
             while (step < config.maxSteps()) {
-                double loss = 0, aux = 0;
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
                     B batch = batches.next();
-                    double[] losses = backward(batch, modelMetrics);
-                    loss += losses[0] / config.accumulation();
-                    aux += losses[1] / config.accumulation();
+                    backward(batch, window);
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
                 double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
-                double gradNorm = update();
+                window.endStep(update());
                 step++;
-                windowLoss += loss;
-                windowAux += aux;
-                windowSteps++;
                 cancelled = cancellation != null && cancellation.requested();
                 boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
@@ -144,30 +142,28 @@ public final class Trainer<B> {
                             + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
                 }
                 if (step % config.logEvery() == 0 || last || evaluate) {
+                    LogWindow.Values logged = window.read();
                     long now = nanoTime.getAsLong();
                     double seconds = (now - windowStart) / 1e9;
-                    lastWindow = windowLoss / windowSteps;
-                    Double auxWindow = auxiliaryLoss == null ? null : windowAux / windowSteps;
+                    lastWindow = logged.loss();
+                    Double auxWindow = auxiliaryLoss == null ? null : logged.aux();
                     double tokensPerSecond = windowTokens / seconds;
-                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, modelMetrics.headline(), lr,
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, logged.metrics().headline(), lr,
                             tokensPerSecond, clock.elapsedNanos(), throughputUnit, clock.remainingNanos()));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
                                 + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
                     }
                     if (metrics != null) {
-                        Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, gradNorm, tokensPerSecond,
+                        Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, logged.gradNorm(), tokensPerSecond,
                                 evaluate ? lastEval : null, clock.elapsedNanos());
                         if (evalScore != null) row.put("eval_" + evalMetricName, evaluate ? lastMetric : null);
-                        row.putAll(modelMetrics.values());
+                        row.putAll(logged.metrics().values());
                         metrics.write(row);
                     }
-                    windowLoss = 0;
-                    windowAux = 0;
-                    windowSteps = 0;
                     windowTokens = 0;
                     windowStart = now;
-                    modelMetrics.reset();
+                    window.reset();
                 }
                 if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
@@ -192,26 +188,24 @@ public final class Trainer<B> {
 
     /**
      * Forward (under autocast when configured) and backward of one micro-batch, the auxiliary
-     * loss added to the task loss; the model's forward metrics go to {@code window}. Returns
-     * {task loss, auxiliary loss (0 without one)}.
+     * loss added to the task loss; the losses and the model's forward metrics go to {@code window}
+     * on the backend, nothing is read back.
      */
-    private double[] backward(B batch, MetricWindow window) {
+    private void backward(B batch, LogWindow window) {
         Tensor loss, aux;
         try (var scope = config.autocast() == null ? null : Autocast.enable(config.autocast())) {
             loss = lossFunction.loss(batch);
             aux = auxiliaryLoss == null ? null : auxiliaryLoss.get();
         }
-        ForwardMetrics forward = ForwardMetrics.of(model);
-        if (!forward.isEmpty()) window.add(forward);
+        window.addMicroBatch(loss, aux, ForwardMetrics.of(model));
         Tensor total = aux == null ? loss : loss.add(aux);
         Tensor scaled = config.accumulation() == 1 ? total : total.div(config.accumulation());
         if (scaler != null) scaled = scaler.scale(scaled);
         scaled.backward();
-        return new double[] {loss.item(), aux == null ? 0 : aux.item()};
     }
 
-    /** Unscale, clip, step, rescale; returns the gradient norm before clipping (NaN when not clipping). */
-    private double update() {
+    /** Unscale, clip, step, rescale; returns the gradient norm before clipping on the backend (null when not clipping). */
+    private Tensor update() {
         Tensor norm = null;
         if (scaler != null && config.clipNorm() > 0) scaler.unscale(optimizer);
         if (config.clipNorm() > 0) norm = GradClip.clipGradNorm(model.trainableParameters(), config.clipNorm());
@@ -222,7 +216,7 @@ public final class Trainer<B> {
             optimizer.step();
         }
         optimizer.zeroGrad();
-        return norm == null ? Double.NaN : norm.item(); // read after the step, for the metrics
+        return norm; // read when the window is logged
     }
 
     /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
@@ -239,7 +233,8 @@ public final class Trainer<B> {
         double loss = 0, metric = 0;
         long weight = 0;
         int count = 0;
-        try (var noGrad = GradMode.disabled(); Batches<B> batches = eval.epoch(0)) {
+        // Evaluation reads each batch's loss and score to the host: a deliberate transfer.
+        try (var noGrad = GradMode.disabled(); var read = HostTransfer.EVALUATION.allow(); Batches<B> batches = eval.epoch(0)) {
             while (count < config.evalBatches() && batches.hasNext()) {
                 B batch = batches.next();
                 if (evalScore == null) {

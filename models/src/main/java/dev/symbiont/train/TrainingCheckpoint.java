@@ -2,6 +2,7 @@ package dev.symbiont.train;
 
 import dev.symbiont.amp.GradScaler;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.io.Safetensors;
 import dev.symbiont.io.SafetensorsFile;
 import dev.symbiont.nn.Dropout;
@@ -42,6 +43,13 @@ public final class TrainingCheckpoint {
      */
     public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
                             Map<String, String> extra) throws IOException {
+        try (var write = HostTransfer.CHECKPOINT.allow()) {
+            write(file, model, optimizer, scaler, position, extra);
+        }
+    }
+
+    private static void write(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
+                              Map<String, String> extra) throws IOException {
         Map<String, Tensor> tensors = new LinkedHashMap<>();
         model.stateDict().forEach((k, v) -> tensors.put("model." + k, v));
         optimizer.stateDict().forEach((k, v) -> tensors.put("optimizer." + k, v));
@@ -77,7 +85,9 @@ public final class TrainingCheckpoint {
 
     /** Saves only the model's weights (state-dict keys, no prefix): what `generate` needs. */
     public static void saveWeights(Path file, Module model, Map<String, String> metadata) throws IOException {
-        Safetensors.write(file, model.stateDict(), metadata);
+        try (var write = HostTransfer.CHECKPOINT.allow()) {
+            Safetensors.write(file, model.stateDict(), metadata);
+        }
     }
 
     /**
@@ -86,6 +96,12 @@ public final class TrainingCheckpoint {
      * different configuration throws with the list of keys that disagree.
      */
     public static Position load(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
+        try (var read = HostTransfer.CHECKPOINT.allow()) {
+            return restore(file, model, optimizer, scaler);
+        }
+    }
+
+    private static Position restore(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
         SafetensorsFile f = Safetensors.read(file);
         Map<String, String> meta = checked(file, f.metadata());
         boolean splitMix = FORMAT_SPLITMIX.equals(meta.get("format"));

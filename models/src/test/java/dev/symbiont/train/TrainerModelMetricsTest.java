@@ -8,6 +8,7 @@ import dev.symbiont.nn.Sequential;
 import dev.symbiont.nn.moe.Dispatch;
 import dev.symbiont.nn.moe.MoeConfig;
 import dev.symbiont.nn.moe.MoeFeedForward;
+import dev.symbiont.nn.moe.RouterLosses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -112,6 +113,55 @@ class TrainerModelMetricsTest {
             assertEquals(Integer.toString(step), row[header.indexOf("step")]);
             assertEquals(step <= 3, row[header.indexOf("1.max_load")].isEmpty(), "row " + step + ": " + lines.get(step));
         }
+    }
+
+    /**
+     * With two micro-batches per step and a line every three steps, each logged value is the
+     * window's mean: the loss and auxiliary loss over its six micro-batches (as the mean over
+     * steps of each step's micro-batch mean), each MoE metric over its six forwards; the sums
+     * are kept on the backend and read when the line is logged.
+     */
+    @Test
+    void should_log_the_window_means_of_losses_and_metrics_over_steps_and_micro_batches() throws Exception {
+        Generator g = new Generator(6);
+        MoeFeedForward moe = new MoeFeedForward(MoeConfig.of(16, EXPERTS, 2, 8), g);
+        Sequential m = new Sequential(new Linear(8, 16, true, g), moe, new Linear(16, 1, true, g));
+        List<Double> losses = new java.util.ArrayList<>(), auxes = new java.util.ArrayList<>();
+        List<Map<String, Double>> forwards = new java.util.ArrayList<>();
+        Path csv = dir.resolve("window.csv");
+        TrainerConfig config = TrainerConfig.steps(6).withAccumulation(2).withLogEvery(3).withClipNorm(1.0).withMetrics(csv)
+                .withProgress(TrainerConfig.ProgressMode.NONE, System.err);
+        Trainer.builder(m, TrainerTest.optimizer(m), TrainerTest.loader(256, 3, 0), (RegressionBatch b) -> {
+                    var loss = Losses.mse(m.forward(b.x()), b.y());
+                    losses.add((double) loss.item());
+                    forwards.add(moe.lastMetrics());
+                    return loss;
+                })
+                .auxiliaryLoss(() -> {
+                    var aux = RouterLosses.total(m, 0.01, 0.001);
+                    auxes.add((double) aux.item());
+                    return aux;
+                })
+                .config(config).build().fit();
+
+        List<String> lines = Files.readAllLines(csv);
+        List<String> header = List.of(lines.getFirst().split(","));
+        assertEquals(3, lines.size(), "a header and a line per three steps: " + lines);
+        for (int window = 0; window < 2; window++) {
+            String[] row = lines.get(1 + window).split(",", -1);
+            int from = 6 * window;
+            assertEquals(mean(losses.subList(from, from + 6)), value(header, row, "loss"), 1e-6, "window " + window + " loss");
+            assertEquals(mean(auxes.subList(from, from + 6)), value(header, row, "aux_loss"), 1e-6, "window " + window + " aux_loss");
+            for (String key : forwards.getFirst().keySet()) {
+                List<Double> seen = forwards.subList(from, from + 6).stream().map(f -> f.get(key)).toList();
+                assertEquals(mean(seen), value(header, row, "1." + key), 1e-6, "window " + window + " " + key);
+            }
+            assertTrue(value(header, row, "grad_norm") > 0, lines.get(1 + window));
+        }
+    }
+
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
     }
 
     @Test

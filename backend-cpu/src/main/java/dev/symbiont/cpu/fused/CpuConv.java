@@ -30,7 +30,6 @@ import dev.symbiont.cpu.kernels.WinogradConv;
 public final class CpuConv implements ConvKernels {
     private static final String CONV = "conv2d", MAX = "max_pool2d", AVG = "avg_pool2d", ADAPTIVE = "adaptive_avg_pool2d";
 
-    private final Backend backend;
     private final CpuTensors io;
     private final TileMath math;
     private final Im2colConv gemmConv;
@@ -39,7 +38,6 @@ public final class CpuConv implements ConvKernels {
 
     /** {@code vector} picks the Vector-API row kernels; the GEMM is whichever the backend uses. */
     public CpuConv(Backend backend, Gemm gemm, boolean vector) {
-        this.backend = backend;
         this.io = new CpuTensors(backend);
         this.math = TileMath.of(vector);
         this.gemmConv = new Im2colConv(gemm, math);
@@ -115,7 +113,8 @@ public final class CpuConv implements ConvKernels {
     public MaxPoolResult maxPool2d(Tensor x, PoolGeometry g) {
         int cells = g.batch() * g.channels() * g.outH() * g.outW();
         HeapStorage out = io.newFloats(cells);
-        long[] indices = new long[cells];
+        HeapStorage argmax = io.newLongs(cells);
+        long[] indices = argmax.longs();
         Rows rows = io.rows(MAX, x, g.batch() * g.channels() * g.inH(), g.inW());
         if (vector && VectorMaxPool.applies(g)) {
             VectorMaxPool.forward(rows, g, out.floats(), indices);
@@ -123,14 +122,14 @@ public final class CpuConv implements ConvKernels {
             PoolLoops.maxForward(rows, g, out.floats(), indices);
         }
         return new MaxPoolResult(Tensor.of(out, g.outputShape()),
-                Tensor.of(HeapStorage.of(backend.upload(DType.INT64, indices)), g.outputShape()));
+                Tensor.of(argmax, g.outputShape()));
     }
 
     @Override
     public Tensor maxPool2dBackward(Tensor gradOut, Tensor indices, PoolGeometry g) {
         HeapStorage dx = io.newFloats(g.batch() * g.channels() * g.inH() * g.inW());
         long[] at = indices.isContiguous() && indices.layout().offset() == 0 && indices.dtype() == DType.INT64
-                ? HeapStorage.of(indices.storage()).longs() : indices.toLongArray();
+                ? HeapStorage.of(indices.storage()).longs() : CpuTensors.longsOf(MAX, indices);
         PoolLoops.maxBackward(gradRows(MAX, gradOut, g), at, g, dx.floats());
         return Tensor.of(dx, g.inputShape());
     }

@@ -1,10 +1,8 @@
 package dev.symbiont.cpu.fused;
 
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.heap.HeapStorage;
-import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.cpu.CpuBackend;
 import dev.symbiont.cpu.gemm.Gemm;
@@ -25,7 +23,7 @@ import java.util.List;
  * between them {@code CpuGroupedSwiglu}'s.
  */
 public final class CpuMoe implements MoeKernels {
-    private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine", SWIGLU = "moe_swiglu";
+    private static final String PERMUTE = "moe_permute", COMBINE = "moe_combine", SWIGLU = "moe_swiglu", GROUPED_MATMUL = "grouped_matmul";
 
     private final Backend backend;
     private final CpuTensors io;
@@ -40,7 +38,7 @@ public final class CpuMoe implements MoeKernels {
         this.gemm = gemm;
         this.grouped = new CpuGroupedGemm(io, gemm);
         this.gated = new CpuGroupedSwiglu(io, gemm);
-        this.router = new CpuMoeRouter(backend, io, gemm);
+        this.router = new CpuMoeRouter(io, gemm);
     }
 
     // ---- route -----------------------------------------------------------------------------------
@@ -61,7 +59,7 @@ public final class CpuMoe implements MoeKernels {
     @Override
     public Permuted permute(Tensor x, Tensor expertIds, int numExperts, int capacity) {
         int tokens = x.size(0), d = x.size(1), k = expertIds.size(1), slots = tokens * k;
-        long[] ids = expertIds.toLongArray();
+        long[] ids = CpuTensors.longsOf(PERMUTE, expertIds);
         long[] sizes = new long[numExperts], offsets = new long[numExperts];
         for (int s = 0; s < slots; s++) {
             long e = ids[s];
@@ -78,7 +76,8 @@ public final class CpuMoe implements MoeKernels {
             rows += (int) sizes[e];
         }
         // Stable placement: each expert's slots in slot order, the first `capacity` of them kept.
-        long[] permutation = new long[rows];
+        HeapStorage permuted = io.newLongs(rows);
+        long[] permutation = permuted.longs();
         long[] next = offsets.clone();
         for (int s = 0; s < slots; s++) {
             int e = (int) ids[s];
@@ -90,8 +89,8 @@ public final class CpuMoe implements MoeKernels {
         Parallel.forRange(rows, Parallel.rowGrain(d), (from, to) -> {
             for (int r = from; r < to; r++) System.arraycopy(src.data(), src.start((int) (permutation[r] / k)), o, r * d, d);
         });
-        return new Permuted(Tensor.of(out, rows, d), longsTensor(sizes), longsTensor(offsets),
-                Tensor.of(wrapLongs(permutation), rows));
+        return new Permuted(Tensor.of(out, rows, d), io.longs(sizes, numExperts), io.longs(offsets, numExperts),
+                Tensor.of(permuted, rows));
     }
 
     @Override
@@ -103,12 +102,12 @@ public final class CpuMoe implements MoeKernels {
 
     @Override
     public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
-        return grouped.forward(x, weights, Moe.groupSizesOnHost(x, groupSizes));
+        return grouped.forward(x, weights, groupSizes(x, groupSizes));
     }
 
     @Override
     public GroupedGrads groupedMatmulBackward(Tensor gradOut, Tensor x, List<Tensor> weights, Tensor groupSizes) {
-        return grouped.backward(gradOut, x, weights, Moe.groupSizesOnHost(x, groupSizes));
+        return grouped.backward(gradOut, x, weights, groupSizes(x, groupSizes));
     }
 
     // ---- the experts' gate and up projections with SwiGLU (on the vector GEMM's tiles) --------------
@@ -117,14 +116,14 @@ public final class CpuMoe implements MoeKernels {
     public GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
         // Kept projections: the grouped GEMMs write them from registers and the gate is one pass (CpuGroupedSwiglu)
         if (keep || !GemmTiles.supports(gemm)) return MoeKernels.super.groupedSwiglu(x, gate, up, groupSizes, keep);
-        return new GatedRows(gated.forward(x, gate, up, Moe.groupSizesOnHost(x, groupSizes), vector()), null, null);
+        return new GatedRows(gated.forward(x, gate, up, groupSizes(x, groupSizes), vector()), null, null);
     }
 
     @Override
     public GatedGrads groupedSwigluBackward(Tensor gradOut, Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes,
                                             Tensor gateOut, Tensor upOut) {
         if (!GemmTiles.supports(gemm)) return MoeKernels.super.groupedSwigluBackward(gradOut, x, gate, up, groupSizes, gateOut, upOut);
-        return gated.backward(gradOut, x, gate, up, Moe.groupSizesOnHost(x, groupSizes), gateOut, upOut, vector());
+        return gated.backward(gradOut, x, gate, up, groupSizes(x, groupSizes), gateOut, upOut, vector());
     }
 
     // ---- the experts' SwiGLU gate -------------------------------------------------------------------
@@ -219,7 +218,7 @@ public final class CpuMoe implements MoeKernels {
 
     /** The sorted row of each slot, −1 for a dropped one; entries out of range or repeated throw naming the op. */
     private static int[] inverse(String op, Tensor permutation, int slots) {
-        long[] perm = permutation.toLongArray();
+        long[] perm = CpuTensors.longsOf(op, permutation);
         int[] rowOfSlot = new int[slots];
         java.util.Arrays.fill(rowOfSlot, -1);
         for (int r = 0; r < perm.length; r++) {
@@ -252,12 +251,18 @@ public final class CpuMoe implements MoeKernels {
         return (float) acc;
     }
 
-    private HeapStorage wrapLongs(long[] values) {
-        return HeapStorage.of(backend.upload(DType.INT64, values));
-    }
-
-    private Tensor longsTensor(long[] values) {
-        return Tensor.of(wrapLongs(values), values.length);
+    /**
+     * The group sizes (E), read in place: each non-negative and all summing to the rows of x (R, in),
+     * else an error naming grouped_matmul.
+     */
+    private static long[] groupSizes(Tensor x, Tensor groupSizes) {
+        long[] sizes = CpuTensors.longsOf(GROUPED_MATMUL, groupSizes);
+        long sum = java.util.Arrays.stream(sizes).sum();
+        if (sum != x.size(0) || java.util.Arrays.stream(sizes).anyMatch(s -> s < 0)) {
+            throw new IllegalArgumentException(GROUPED_MATMUL + ": group sizes " + java.util.Arrays.toString(sizes)
+                    + " must be non-negative and sum to x's " + x.size(0) + " rows; they sum to " + sum);
+        }
+        return sizes;
     }
 
     @Override

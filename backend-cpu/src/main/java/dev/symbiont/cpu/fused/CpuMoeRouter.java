@@ -1,8 +1,6 @@
 package dev.symbiont.cpu.fused;
 
-import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.heap.HeapStorage;
 import dev.symbiont.core.fused.moe.MoeKernels.RouteGrads;
 import dev.symbiont.core.fused.moe.MoeKernels.Routed;
@@ -18,12 +16,10 @@ import dev.symbiont.cpu.kernels.Rows;
 final class CpuMoeRouter {
     private static final String OP = "moe_route";
 
-    private final Backend backend;
     private final CpuTensors io;
     private final Gemm gemm;
 
-    CpuMoeRouter(Backend backend, CpuTensors io, Gemm gemm) {
-        this.backend = backend;
+    CpuMoeRouter(CpuTensors io, Gemm gemm) {
         this.io = io;
         this.gemm = gemm;
     }
@@ -34,11 +30,11 @@ final class CpuMoeRouter {
         float[] w = io.copyOf(gateWeight);
         HeapStorage logits = io.emptyFloats(tokens * experts), probs = io.emptyFloats(tokens * experts);
         HeapStorage weights = io.emptyFloats(tokens * k), lse = io.emptyFloats(tokens);
-        long[] ids = new long[tokens * k];
+        HeapStorage ids = io.newLongs(tokens * k);
         RouterKernel.forward(vector, rows, w, tokens, d, experts, k, renormalize,
-                logits.floats(), probs.floats(), ids, weights.floats(), lse.floats());
+                logits.floats(), probs.floats(), ids.longs(), weights.floats(), lse.floats());
         return new Routed(Tensor.of(logits, tokens, experts), Tensor.of(probs, tokens, experts),
-                Tensor.of(HeapStorage.of(backend.upload(DType.INT64, ids)), tokens, k), Tensor.of(weights, tokens, k),
+                Tensor.of(ids, tokens, k), Tensor.of(weights, tokens, k),
                 Tensor.of(lse, tokens));
     }
 
@@ -50,7 +46,7 @@ final class CpuMoeRouter {
         float[] dh = new float[tokens * experts]; // scratch: every element written, read by the GEMM below
         HeapStorage dx = io.emptyFloats(tokens * d), dw = io.emptyFloats(experts * d);
         RouterKernel.backward(vector, copy(dLogits), copy(dProbs), copy(dWeights), copy(dLogsumexp),
-                io.copyOf(routed.probs()), routed.expertIds().toLongArray(), tokens, d, experts, k, renormalize, w, dh, dx.floats());
+                io.copyOf(routed.probs()), CpuTensors.longsOf(OP, routed.expertIds()), tokens, d, experts, k, renormalize, w, dh, dx.floats());
         // dWg = dhᵀ·x: A = dhᵀ read through its strides (row e of dhᵀ is column e of dh)
         gemm.sgemm(experts, d, tokens, dh, 0, 1, experts, rows.data(), rows.offset(), rows.stride(), 1, dw.floats(), 0, d);
         return new RouteGrads(Tensor.of(dx, tokens, d), Tensor.of(dw, experts, d));

@@ -24,6 +24,31 @@ final class CpuTensors {
         return HeapStorage.of(backend.empty(DType.FLOAT32, n));
     }
 
+    /** A tracked, zero-filled int64 buffer of {@code n} elements on the backend, for indices a kernel writes. */
+    HeapStorage newLongs(int n) {
+        return HeapStorage.of(backend.allocate(DType.INT64, n));
+    }
+
+    /** A tracked int64 tensor of the given shape holding {@code values}: copied into a buffer of the backend, not uploaded. */
+    Tensor longs(long[] values, int... shape) {
+        HeapStorage out = newLongs(values.length);
+        System.arraycopy(values, 0, out.longs(), 0, values.length);
+        return Tensor.of(out, shape);
+    }
+
+    /**
+     * The elements of an int32 or int64 tensor (indices, sizes) in row-major order: read in place,
+     * as the CPU's memory is the host's, so nothing is downloaded; other dtypes throw naming the op.
+     */
+    static long[] longsOf(String op, Tensor t) {
+        Object values = StridedCopy.toContiguous(HeapStorage.of(t.storage()).array(), t.dtype(), t.layout());
+        return switch (t.dtype()) {
+            case INT64 -> (long[]) values;
+            case INT32 -> java.util.Arrays.stream((int[]) values).asLongStream().toArray();
+            default -> throw new IllegalArgumentException(op + ": expected int32 or int64 indices, got " + t.dtype());
+        };
+    }
+
     /** The elements of t in row-major order: a host copy, untracked scratch dropped after the kernel. */
     float[] copyOf(Tensor t) {
         // StridedCopy, not backend.download: this is scratch inside a kernel, not a transfer to the caller.

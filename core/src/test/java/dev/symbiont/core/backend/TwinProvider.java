@@ -43,15 +43,15 @@ final class TwinProvider implements BackendProvider {
         @Override public Device device() { return new Device(NAME, ordinal); }
 
         @Override
-        public Storage upload(DType dtype, Object hostArray) {
+        public Storage upload(DType dtype, java.lang.foreign.MemorySegment source) {
             uploads++;
-            return super.upload(dtype, hostArray);
+            return super.upload(dtype, source);
         }
 
         @Override
-        public Object download(Storage storage, Layout layout) {
+        public void download(Storage storage, Layout layout, java.lang.foreign.MemorySegment target) {
             downloads++;
-            return super.download(storage, layout);
+            super.download(storage, layout, target);
         }
 
         int hostTransfers() { return uploads + downloads; }

@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Storage;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,24 +19,24 @@ public class TransferCountingBackend extends ReferenceBackend {
     private final List<String> transfers = new ArrayList<>();
 
     @Override
-    public Storage upload(DType dtype, Object hostArray) {
+    public Storage upload(DType dtype, MemorySegment source) {
         uploads++;
         record("upload");
-        return super.upload(dtype, hostArray);
+        return super.upload(dtype, source);
     }
 
     @Override
-    public Object download(Storage storage, Layout layout) {
+    public void download(Storage storage, Layout layout, MemorySegment target) {
         downloads++;
         record("download");
-        return super.download(storage, layout);
+        super.download(storage, layout, target);
     }
 
     private void record(String what) {
         String origin = StackWalker.getInstance().walk(frames -> frames
                 .skip(2) // this method and the override
                 .map(f -> f.getClassName().replaceFirst("^dev\\.symbiont\\.", "") + "." + f.getMethodName() + ":" + f.getLineNumber())
-                .limit(5).toList()).toString();
+                .limit(8).toList()).toString();
         transfers.add(what + " from " + origin);
     }
 

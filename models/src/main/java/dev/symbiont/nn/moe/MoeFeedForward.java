@@ -1,9 +1,11 @@
 package dev.symbiont.nn.moe;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.fused.moe.MoeKernels;
+import dev.symbiont.core.ops.Creation;
 import dev.symbiont.nn.Checkpoint;
 import dev.symbiont.nn.Linear;
 import dev.symbiont.nn.ModuleList;
@@ -11,9 +13,7 @@ import dev.symbiont.nn.ReportsMetrics;
 import dev.symbiont.nn.block.ChannelMixer;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -35,7 +35,7 @@ import java.util.function.Function;
  * {@code shared_experts.{s}.w1.weight} and so on.
  *
  * <p>Each forward leaves its auxiliary losses and routing statistics in {@link #lastAux()}, which
- * {@link #lastMetrics()} reports as numbers for a trainer's metrics. Under activation
+ * {@link #lastMetricValues()} reports as numbers for a trainer's metrics, on the backend. Under activation
  * checkpointing the losses are the segment's side outputs ({@link Checkpoint#sideOutputs}): their
  * gradients reach the router through backward's rerun, which leaves {@code lastAux} as the
  * forward left it.
@@ -103,26 +103,26 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
     public Aux lastAux() { return lastAux; }
 
     /**
-     * The last forward's routing as numbers: {@code expert_load_<e>} for each expert (the
-     * fractions sum to 1), {@code max_load} (the busiest expert's share: 1/E when balanced, 1
-     * when collapsed), {@code dropped_fraction}, {@code load_balancing_loss} and {@code z_loss}
-     * (unweighted); empty before the first forward.
+     * The routing's numbers, in this order: {@code expert_load_<e>} for each expert (the fractions
+     * sum to 1), {@code max_load} (the busiest expert's share: 1/E when balanced, 1 when
+     * collapsed), {@code dropped_fraction}, {@code load_balancing_loss} and {@code z_loss} (unweighted).
      */
     @Override
-    public Map<String, Double> lastMetrics() {
-        Map<String, Double> m = new LinkedHashMap<>();
-        if (lastAux == null) return m;
-        float[] load = lastAux.expertLoad().toFloatArray();
-        double max = 0;
-        for (int e = 0; e < load.length; e++) {
-            m.put("expert_load_" + e, (double) load[e]);
-            max = Math.max(max, load[e]);
-        }
-        m.put("max_load", max);
-        m.put("dropped_fraction", lastAux.droppedFraction());
-        m.put("load_balancing_loss", (double) lastAux.loadBalancing().item());
-        m.put("z_loss", (double) lastAux.zLoss().item());
-        return m;
+    public List<String> metricNames() {
+        List<String> names = new ArrayList<>();
+        for (int e = 0; e < config.experts(); e++) names.add("expert_load_" + e);
+        names.addAll(List.of("max_load", "dropped_fraction", "load_balancing_loss", "z_loss"));
+        return names;
+    }
+
+    /** The last forward's {@link #metricNames()} values, (E + 4) on the backend; null before the first forward. */
+    @Override
+    public Tensor lastMetricValues() {
+        if (lastAux == null) return null;
+        Tensor load = lastAux.expertLoad().detach();
+        return Tensor.cat(List.of(load, load.amax(new int[] {0}, true),
+                Creation.full(load.backend(), lastAux.droppedFraction(), DType.FLOAT32, 1),
+                lastAux.loadBalancing().detach().reshape(1), lastAux.zLoss().detach().reshape(1)), 0);
     }
 
     /** The busiest expert's share, the number that shows a router collapsing. */

@@ -3,12 +3,12 @@ package dev.symbiont.core.fused.linear;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
-import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.core.fused.FusedOp;
 import dev.symbiont.core.fused.moe.Moe;
 import dev.symbiont.core.ops.Checks;
+import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
@@ -154,10 +154,8 @@ public final class Linears {
         int in = w1.size(1), rows = x.numel() / in;
         int[] outShape = x.shape().clone();
         outShape[outShape.length - 1] = w1.size(0);
-        Tensor sizes;
-        try (var scope = Backends.use(x.backend())) {
-            sizes = Tensor.fromArray(new long[] {rows});
-        }
+        // One group of all rows; a fill on the backend, so the call uploads nothing.
+        Tensor sizes = Creation.full(x.backend(), rows, DType.INT64, 1);
         return Moe.groupedSwiglu(x.reshape(rows, in), List.of(w1.t()), List.of(w3.t()), sizes).reshape(outShape);
     }
 
