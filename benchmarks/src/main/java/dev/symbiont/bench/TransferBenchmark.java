@@ -65,12 +65,7 @@ public class TransferBenchmark {
 
     /** A host float[] into a new buffer, released again (a pooled size gets its array back). */
     @Benchmark
-    public long uploadArray() {
-        Storage s = be.upload(DType.FLOAT32, host);
-        long size = s.size();
-        s.release();
-        return size;
-    }
+    public long uploadArray() { return sizeReleased(be.upload(DType.FLOAT32, host)); }
 
     /** A contiguous buffer into a new float[]. */
     @Benchmark
@@ -78,17 +73,19 @@ public class TransferBenchmark {
 
     /** Off-heap memory into a new buffer, released again. */
     @Benchmark
-    public long uploadSegment() {
-        Storage s = be.upload(DType.FLOAT32, offHeap);
-        long size = s.size();
-        s.release();
-        return size;
-    }
+    public long uploadSegment() { return sizeReleased(be.upload(DType.FLOAT32, offHeap)); }
 
     /** A contiguous buffer into off-heap memory. */
     @Benchmark
     public MemorySegment downloadSegment() {
         be.download(stored, whole, offHeap);
         return offHeap;
+    }
+
+    /** The uploaded buffer's size, after giving the buffer back (a pooled size gets its array back). */
+    private static long sizeReleased(Storage s) {
+        long size = s.size();
+        s.release();
+        return size;
     }
 }
