@@ -33,6 +33,19 @@ public enum DType {
     /** True for the 16-bit storage types, which hold values but are not computed on. */
     public boolean isHalf() { return this == BFLOAT16 || this == FLOAT16; }
 
+    /**
+     * The smallest dtype both operands convert to without leaving their category, as
+     * {@code torch.promote_types}: int32 with int64 gives int64; an integer with a floating type
+     * gives the floating type; bfloat16 with float16 gives float32; float32 wins over the halves.
+     */
+    public static DType promoteTypes(DType a, DType b) {
+        if (a == b) return a;
+        if (a.isInteger() && b.isInteger()) return INT64;
+        if (a.isInteger()) return b;
+        if (b.isInteger()) return a;
+        return FLOAT32; // two different floating types: float32 holds both halves exactly
+    }
+
     @Override
     public String toString() { return displayName; }
 }

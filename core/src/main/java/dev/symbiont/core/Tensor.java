@@ -12,6 +12,7 @@ import dev.symbiont.core.fused.attention.Attention;
 import dev.symbiont.core.fused.conv.Convolutions;
 import dev.symbiont.core.fused.conv.Pooling;
 import dev.symbiont.core.fused.norm.Normalization;
+import dev.symbiont.core.ops.Comparisons;
 import dev.symbiont.core.ops.Creation;
 import dev.symbiont.core.ops.Elementwise;
 import dev.symbiont.core.ops.Indexing;
@@ -31,7 +32,8 @@ import java.util.List;
  * {@link Storage} seen through a {@link Layout}; views share the storage.
  *
  * <p>Names and semantics follow PyTorch: numpy broadcasting, negative dims count from the end,
- * {@code softmax(dim)}, {@code sum(dims, keepdim)}. Comparisons give float32 masks of 0 and 1.
+ * {@code softmax(dim)}, {@code sum(dims, keepdim)}. Comparisons take any two dtypes and give float32
+ * masks of 0 and 1 where PyTorch gives bool ({@link Comparisons}).
  */
 public final class Tensor {
     private final Storage storage;
@@ -301,16 +303,28 @@ public final class Tensor {
     public Tensor pow(double exponent) { return Elementwise.binaryScalar(BinaryOp.POW, this, exponent); }
     public Tensor clamp(double min, double max) { return Elementwise.clamp(this, min, max); }
 
-    public Tensor eq(Tensor other) { return Elementwise.binary(BinaryOp.EQ, this, other); }
-    public Tensor ne(Tensor other) { return Elementwise.binary(BinaryOp.NE, this, other); }
-    public Tensor lt(Tensor other) { return Elementwise.binary(BinaryOp.LT, this, other); }
-    public Tensor le(Tensor other) { return Elementwise.binary(BinaryOp.LE, this, other); }
-    public Tensor gt(Tensor other) { return Elementwise.binary(BinaryOp.GT, this, other); }
-    public Tensor ge(Tensor other) { return Elementwise.binary(BinaryOp.GE, this, other); }
-    public Tensor eq(double s) { return Elementwise.binaryScalar(BinaryOp.EQ, this, s); }
-    public Tensor lt(double s) { return Elementwise.binaryScalar(BinaryOp.LT, this, s); }
-    public Tensor gt(double s) { return Elementwise.binaryScalar(BinaryOp.GT, this, s); }
-    public Tensor ge(double s) { return Elementwise.binaryScalar(BinaryOp.GE, this, s); }
+    // Comparisons of any two dtypes, promoted as PyTorch does; a float32 mask of 1 and 0 (PyTorch's bool),
+    // outside autograd. Two integer operands compare exactly. See Comparisons.
+    public Tensor eq(Tensor other) { return Comparisons.compare(BinaryOp.EQ, this, other); }
+    public Tensor ne(Tensor other) { return Comparisons.compare(BinaryOp.NE, this, other); }
+    public Tensor lt(Tensor other) { return Comparisons.compare(BinaryOp.LT, this, other); }
+    public Tensor le(Tensor other) { return Comparisons.compare(BinaryOp.LE, this, other); }
+    public Tensor gt(Tensor other) { return Comparisons.compare(BinaryOp.GT, this, other); }
+    public Tensor ge(Tensor other) { return Comparisons.compare(BinaryOp.GE, this, other); }
+    /** Against a floating scalar: integer tensors compare in float32, floating ones in their dtype. */
+    public Tensor eq(double s) { return Comparisons.compare(BinaryOp.EQ, this, s); }
+    public Tensor ne(double s) { return Comparisons.compare(BinaryOp.NE, this, s); }
+    public Tensor lt(double s) { return Comparisons.compare(BinaryOp.LT, this, s); }
+    public Tensor le(double s) { return Comparisons.compare(BinaryOp.LE, this, s); }
+    public Tensor gt(double s) { return Comparisons.compare(BinaryOp.GT, this, s); }
+    public Tensor ge(double s) { return Comparisons.compare(BinaryOp.GE, this, s); }
+    /** Against an integer scalar: integer tensors compare exactly, floating ones in their dtype. */
+    public Tensor eq(long s) { return Comparisons.compare(BinaryOp.EQ, this, s); }
+    public Tensor ne(long s) { return Comparisons.compare(BinaryOp.NE, this, s); }
+    public Tensor lt(long s) { return Comparisons.compare(BinaryOp.LT, this, s); }
+    public Tensor le(long s) { return Comparisons.compare(BinaryOp.LE, this, s); }
+    public Tensor gt(long s) { return Comparisons.compare(BinaryOp.GT, this, s); }
+    public Tensor ge(long s) { return Comparisons.compare(BinaryOp.GE, this, s); }
 
     /** Elements of a where this (a mask) is non-zero, else of b. */
     public Tensor where(Tensor a, Tensor b) { return Elementwise.where(this, a, b); }

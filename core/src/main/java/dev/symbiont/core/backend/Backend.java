@@ -135,6 +135,23 @@ public interface Backend {
     /** {@code a} and {@code b} have the same shape (core expands broadcast operands with stride 0). */
     Storage binary(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout);
 
+    /**
+     * Compares two integer operands exactly ({@code op} is EQ, NE, LT, LE, GT or GE): {@code a}
+     * and {@code b} have the same shape and the same dtype, int32 or int64 (core promotes the pair
+     * first); the result is a float32 mask of 1 (true) and 0 (false), like {@link #binary}'s
+     * comparisons of float32 operands. Values past 2^24 must not go through float32.
+     *
+     * <p>The default downloads both operands, compares them on the host with the reference
+     * kernel and uploads the mask: correct on any backend, and off the training hot path
+     * (integer comparisons count predictions); a device backend overrides it with a kernel.
+     */
+    default Storage compare(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout) {
+        Layout dense = Layout.contiguous(aLayout.shape());
+        float[] mask = dev.symbiont.core.reference.IntegerComparisons.compare(op,
+                download(a, aLayout), a.dtype(), dense, download(b, bLayout), b.dtype(), dense);
+        return upload(DType.FLOAT32, mask);
+    }
+
     /** Picks {@code a} where {@code condition != 0}, else {@code b}; all three have the same shape. */
     Storage where(Storage condition, Layout conditionLayout, Storage a, Layout aLayout, Storage b, Layout bLayout);
 

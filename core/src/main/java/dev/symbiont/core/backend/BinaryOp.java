@@ -2,7 +2,7 @@ package dev.symbiont.core.backend;
 
 /**
  * Elementwise float32 functions of two arguments. Comparisons give masks of 1.0 (true) and
- * 0.0 (false) in float32.
+ * 0.0 (false) in float32; {@link Backend#compare} runs them on integer operands, exactly.
  */
 public enum BinaryOp {
     ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM,

@@ -264,6 +264,14 @@ public class ReferenceBackend implements Backend, HeapMemory {
         return wrap(DType.FLOAT32, ReferenceElementwise.binary(op, as, aLayout, bs, bLayout));
     }
 
+    /** The exact integer comparison on the heap arrays themselves, no copies. */
+    @Override
+    public Storage compare(BinaryOp op, Storage a, Layout aLayout, Storage b, Layout bLayout) {
+        String name = "compare " + op.opName();
+        Object as = heap(name, a, aLayout).array(), bs = heap(name, b, bLayout).array();
+        return wrap(DType.FLOAT32, IntegerComparisons.compare(op, as, a.dtype(), aLayout, bs, b.dtype(), bLayout));
+    }
+
     @Override
     public Storage where(Storage condition, Layout conditionLayout, Storage a, Layout aLayout, Storage b, Layout bLayout) {
         checkSameShape("where", conditionLayout, aLayout);

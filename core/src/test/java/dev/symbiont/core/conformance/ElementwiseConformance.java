@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.BinaryOp;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.ops.Comparisons;
 import dev.symbiont.core.ops.Elementwise;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -143,6 +144,24 @@ public abstract class ElementwiseConformance extends ConformanceBase {
                 Tensor a = in.constant(6, 7).mul(2.0).clamp(-1, 1);
                 Tensor b = in.constant(7).mul(2.0).clamp(-1, 1);
                 return Elementwise.binary(op, a, b);
+            }, EXACT);
+        }
+    }
+
+    @Test
+    void integerComparisonsMatchReferenceExactlyPast2To24() {
+        long big = 1L << 40;
+        for (BinaryOp op : BinaryOp.values()) {
+            if (!op.isComparison()) continue;
+            assertMatchesReference(op + " int64 transposed", in -> {
+                Tensor a = Tensor.fromArray(new long[] {big, big + 1, -3, 16_777_217L, 5, big - 1}, 2, 3).t();
+                Tensor b = Tensor.fromArray(new long[] {big, 16_777_216L, big, -3, big + 1, 5}, 3, 2);
+                return Comparisons.compare(op, a, b);
+            }, EXACT);
+            assertMatchesReference(op + " int32 with broadcast int64", in -> {
+                Tensor a = Tensor.fromArray(new int[] {Integer.MAX_VALUE, -1, 0}, 3, 1);
+                Tensor b = Tensor.fromArray(new long[] {Integer.MAX_VALUE + 1L, -1, Integer.MAX_VALUE}, 3);
+                return Comparisons.compare(op, a, b);
             }, EXACT);
         }
     }
