@@ -347,6 +347,9 @@ public final class Tensor {
     public Tensor min() { return Reductions.min(this, null, false); }
     public Tensor min(int dim, boolean keepdim) { return Reductions.min(this, new int[] {dim}, keepdim); }
     public Tensor amin(int[] dims, boolean keepdim) { return Reductions.min(this, dims, keepdim); }
+    /** log(sum(exp(x))) along dim, max-shifted so large values do not overflow (torch.logsumexp). */
+    public Tensor logsumexp(int dim, boolean keepdim) { return Reductions.logsumexp(this, new int[] {dim}, keepdim); }
+    public Tensor logsumexp(int[] dims, boolean keepdim) { return Reductions.logsumexp(this, dims, keepdim); }
     /** Index (int64) of the largest value along dim; first one on ties. */
     public Tensor argmax(int dim, boolean keepdim) { return Reductions.argmax(this, dim, keepdim); }
     public Tensor argmin(int dim, boolean keepdim) { return Reductions.argmin(this, dim, keepdim); }

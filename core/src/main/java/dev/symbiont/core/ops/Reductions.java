@@ -3,13 +3,14 @@ package dev.symbiont.core.ops;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Autograd;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.profile.OpCategory;
 import dev.symbiont.core.profile.Profiler;
 
 import java.util.Arrays;
 
-/** sum, mean, var, max, min, argmax, argmin and cumsum over dims, with keepdim. */
+/** sum, mean, var, max, min, logsumexp, argmax, argmin and cumsum over dims, with keepdim. */
 public final class Reductions {
     private Reductions() {}
 
@@ -82,6 +83,31 @@ public final class Reductions {
             Tensor y = Tensor.of(x.backend().cumsum(x.storage(), x.layout(), d), x.shape());
             // d/dx_i of sum_{j<=k} x_j is the suffix sum of g from i: total - prefix + g.
             return Autograd.record("cumsum", y, g -> new Tensor[] {sum(g, new int[] {d}, true).sub(cumsum(g, d)).add(g)}, x);
+        }
+    }
+
+    /**
+     * log(Σ exp(x)) over dims (torch.logsumexp), shifted by the slice's max so that values of
+     * 1000 do not overflow; a slice of all -inf gives -inf and an empty one -inf, as in PyTorch.
+     * The gradient is softmax-shaped: g · exp(x − y).
+     */
+    public static Tensor logsumexp(Tensor x, int[] dims, boolean keepdim) {
+        Checks.float32("logsumexp", x);
+        int[] d = Checks.dims("logsumexp", dims, x.shape());
+        // Composed of max, sub, exp, sum and log, which report the work.
+        try (var p = Profiler.op("logsumexp", OpCategory.REDUCTION)) {
+            Tensor kept;
+            try (var off = GradMode.disabled()) {
+                Tensor xd = x.detach();
+                Tensor zero = Elementwise.scalarLike(x, 0.0);
+                Tensor shift = count(x, d) == 0 ? sum(xd, d, true).mul(0.0) : reduce(ReduceOp.MAX, xd, d);
+                // An infinite max (an all -inf slice, or one holding +inf) would make x − max NaN: shift by 0 there.
+                shift = Elementwise.where(shift.abs().eq(Double.POSITIVE_INFINITY), zero, shift);
+                kept = sum(xd.sub(shift).exp(), d, true).log().add(shift);
+            }
+            Tensor y = keepdim ? kept : dropDims(kept, d);
+            Tensor lse = kept;
+            return Autograd.record("logsumexp", y, g -> new Tensor[] {g.reshape(lse.shape()).mul(x.sub(lse).exp())}, x);
         }
     }
 

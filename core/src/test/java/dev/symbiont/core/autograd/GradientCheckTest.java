@@ -117,6 +117,14 @@ class GradientCheckTest {
     }
 
     @Test
+    void logsumexpGradientMatchesFiniteDifferences() {
+        check("logsumexp dim", in -> in.get(0).logsumexp(1, false), randn(g, 2, 3, 4));
+        check("logsumexp -1 keep", in -> in.get(0).logsumexp(-1, true), randn(g, 2, 2, 3, 5));
+        check("logsumexp dims", in -> in.get(0).logsumexp(new int[] {0, 2}, false), randn(g, 1, 2, 3, 4));
+        check("logsumexp of a view", in -> in.get(0).t().logsumexp(0, false), randn(g, 1, 3, 4));
+    }
+
+    @Test
     void cumsumGradientMatchesFiniteDifferences() {
         check("cumsum 0", in -> in.get(0).cumsum(0), randn(g, 1, 4, 3));
         check("cumsum -1", in -> in.get(0).cumsum(-1), randn(g, 1, 2, 3, 5));
