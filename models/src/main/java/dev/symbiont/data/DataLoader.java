@@ -1,6 +1,5 @@
 package dev.symbiont.data;
 
-import dev.symbiont.core.Generator;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.backend.HostTransfer;
@@ -97,15 +96,9 @@ public final class DataLoader<T, B> {
     public int[] order(int epoch) {
         checkEpoch(epoch);
         int n = dataset.size();
+        if (shuffle) return Seeds.randperm(n, Seeds.generator(Seeds.mix(seed, SHUFFLE_STREAM), epoch));
         int[] order = new int[n];
         for (int i = 0; i < n; i++) order[i] = i;
-        if (shuffle) {
-            Generator random = Seeds.generator(Seeds.mix(seed, SHUFFLE_STREAM), epoch);
-            for (int i = n - 1; i > 0; i--) { // Fisher–Yates
-                int j = random.nextInt(i + 1);
-                int t = order[i]; order[i] = order[j]; order[j] = t;
-            }
-        }
         return order;
     }
 

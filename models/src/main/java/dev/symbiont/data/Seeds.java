@@ -20,6 +20,17 @@ public final class Seeds {
         return new Generator(mix(seed, stream));
     }
 
+    /** 0, 1, ..., n−1 in the random order {@code random} draws (torch.randperm; a Fisher–Yates shuffle). */
+    public static int[] randperm(int n, Generator random) {
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = order[i]; order[i] = order[j]; order[j] = t;
+        }
+        return order;
+    }
+
     /** The SplitMix64 / MurmurHash3 finaliser: a bijection that spreads every input bit. */
     private static long fmix(long z) {
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;

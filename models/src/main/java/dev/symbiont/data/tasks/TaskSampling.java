@@ -18,12 +18,6 @@ final class TaskSampling {
 
     /** A uniformly random permutation of [0, n) (Fisher–Yates). */
     static int[] permutation(Generator random, int n) {
-        int[] p = new int[n];
-        for (int i = 0; i < n; i++) p[i] = i;
-        for (int i = n - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            int t = p[i]; p[i] = p[j]; p[j] = t;
-        }
-        return p;
+        return dev.symbiont.data.Seeds.randperm(n, random);
     }
 }
