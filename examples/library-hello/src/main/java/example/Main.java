@@ -28,7 +28,7 @@ public class Main {
             int batch = 8, seq = 32;
 
             // 3. Model and optimizer.
-            GptConfig config = GptConfig.of(tokenizer.vocabSize(), 64, 2, 4, seq);
+            GptConfig config = GptConfig.builder().vocab(tokenizer.vocabSize()).dModel(64).layers(2).heads(4).maxSeq(seq).build();
             Gpt model = new Gpt(config, new Generator(42));
             AdamW optimizer = new AdamW(model.namedParameters(), AdamW.options(3e-3));
 

@@ -4,14 +4,17 @@ import dev.symbiont.nn.attention.BlockConfig;
 import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.attention.NormKind;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The shape of a {@link Gpt}. GPT-2 small is
- * {@code GptConfig.of(50257, 768, 12, 12, 1024)}; a Llama-style model sets
+ * {@code GptConfig.builder().vocab(50257).dModel(768).layers(12).heads(12).maxSeq(1024).build()}
+ * (or positionally {@code GptConfig.of(50257, 768, 12, 12, 1024)}); a Llama-style model sets
  * {@code withNorm(RMS_NORM).withMlp(SWIGLU).withPositions(ROPE).withKvHeads(n)}.
  *
  * @param vocab          token ids lie in [0, vocab)
@@ -63,10 +66,12 @@ public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHead
         if (value <= 0) throw new IllegalArgumentException("GptConfig: " + name + " must be positive, got " + value);
     }
 
-    /** GPT-2's choices: kvHeads = heads, ffSize = 4·dModel, no dropout, tied embeddings, LayerNorm, GELU, learned positions. */
+    /**
+     * GPT-2's choices: kvHeads = heads, ffSize = 4·dModel, no dropout, tied embeddings, LayerNorm, GELU, learned positions.
+     * {@link #builder()} gives the same config by named fields.
+     */
     public static GptConfig of(int vocab, int dModel, int layers, int heads, int maxSeq) {
-        return new GptConfig(vocab, dModel, layers, heads, heads, 4 * dModel, maxSeq, 0, true,
-                NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, DEFAULT_ROPE_THETA);
+        return builder().vocab(vocab).dModel(dModel).layers(layers).heads(heads).maxSeq(maxSeq).build();
     }
 
     public int headDim() { return dModel / heads; }
@@ -87,26 +92,65 @@ public record GptConfig(int vocab, int dModel, int layers, int heads, int kvHead
     public GptConfig withRopeTheta(double theta) { return with(b -> b.ropeTheta = theta); }
 
     /** This config with the fields {@code change} sets, validated like any config. */
-    private GptConfig with(Consumer<Fields> change) { return new Fields(this).apply(change); }
+    private GptConfig with(Consumer<Builder> change) {
+        Builder b = new Builder(this);
+        change.accept(b);
+        return b.build();
+    }
 
-    /** The record's fields as variables, so a with-method states only its own change. */
-    private static final class Fields {
-        int vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq;
-        double dropout, ropeTheta;
-        boolean tiedEmbeddings;
-        NormKind norm;
-        MlpKind mlp;
-        PositionKind positions;
+    /**
+     * A config by named fields, so that code reads without counting positional ints:
+     * {@code GptConfig.builder().vocab(50257).dModel(768).layers(12).heads(12).maxSeq(1024).build()}.
+     * vocab, dModel, layers, heads and maxSeq are required; the rest default to GPT-2's choices
+     * as in {@link #of}: kvHeads = heads, ffSize = 4·dModel, no dropout, tied embeddings,
+     * LayerNorm, GELU, learned positions.
+     */
+    public static Builder builder() { return new Builder(); }
 
-        Fields(GptConfig c) {
+    /** The fields of a {@link GptConfig} by name; {@link #build} validates them like any config. */
+    public static final class Builder {
+        private Integer vocab, dModel, layers, heads, maxSeq; // required: null until set
+        private Integer kvHeads, ffSize; // null: derived from heads and dModel
+        private double dropout, ropeTheta = DEFAULT_ROPE_THETA;
+        private boolean tiedEmbeddings = true;
+        private NormKind norm = NormKind.LAYER_NORM;
+        private MlpKind mlp = MlpKind.GELU;
+        private PositionKind positions = PositionKind.LEARNED;
+
+        private Builder() {}
+
+        private Builder(GptConfig c) {
             vocab = c.vocab; dModel = c.dModel; layers = c.layers; heads = c.heads; kvHeads = c.kvHeads; ffSize = c.ffSize;
             maxSeq = c.maxSeq; dropout = c.dropout; tiedEmbeddings = c.tiedEmbeddings; norm = c.norm; mlp = c.mlp;
             positions = c.positions; ropeTheta = c.ropeTheta;
         }
 
-        GptConfig apply(Consumer<Fields> change) {
-            change.accept(this);
-            return new GptConfig(vocab, dModel, layers, heads, kvHeads, ffSize, maxSeq, dropout, tiedEmbeddings, norm, mlp, positions, ropeTheta);
+        public Builder vocab(int n) { vocab = n; return this; }
+        public Builder dModel(int n) { dModel = n; return this; }
+        public Builder layers(int n) { layers = n; return this; }
+        public Builder heads(int n) { heads = n; return this; }
+        public Builder maxSeq(int n) { maxSeq = n; return this; }
+        public Builder kvHeads(int n) { kvHeads = n; return this; }
+        public Builder ffSize(int n) { ffSize = n; return this; }
+        public Builder dropout(double p) { dropout = p; return this; }
+        public Builder tiedEmbeddings(boolean on) { tiedEmbeddings = on; return this; }
+        public Builder norm(NormKind n) { norm = n; return this; }
+        public Builder mlp(MlpKind m) { mlp = m; return this; }
+        public Builder positions(PositionKind p) { positions = p; return this; }
+        public Builder ropeTheta(double theta) { ropeTheta = theta; return this; }
+
+        /** The config; a required field left unset is an error naming it. */
+        public GptConfig build() {
+            List<String> missing = new ArrayList<>();
+            String[] names = {"vocab", "dModel", "layers", "heads", "maxSeq"};
+            Integer[] values = {vocab, dModel, layers, heads, maxSeq};
+            for (int i = 0; i < names.length; i++) if (values[i] == null) missing.add(names[i]);
+            if (!missing.isEmpty()) {
+                throw new IllegalArgumentException("GptConfig.builder(): " + String.join(", ", missing) + " not set; "
+                        + String.join(", ", names) + " are required");
+            }
+            return new GptConfig(vocab, dModel, layers, heads, kvHeads == null ? heads : kvHeads, ffSize == null ? 4 * dModel : ffSize,
+                    maxSeq, dropout, tiedEmbeddings, norm, mlp, positions, ropeTheta);
         }
     }
 

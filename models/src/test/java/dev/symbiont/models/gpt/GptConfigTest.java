@@ -104,4 +104,27 @@ class GptConfigTest {
         assertThrows(IllegalArgumentException.class, () -> GptConfig.of(100, 32, 2, 4, 16).withNorm(null));
         assertThrows(IllegalArgumentException.class, () -> GptConfig.of(100, 32, 2, 4, 16).withRopeTheta(Double.NaN));
     }
+
+    @Test
+    void should_build_the_same_config_by_named_fields() {
+        GptConfig named = GptConfig.builder().vocab(100).dModel(32).layers(2).heads(4).maxSeq(16).build();
+        assertEquals(GptConfig.of(100, 32, 2, 4, 16), named);
+        assertEquals(4, named.kvHeads());
+        assertEquals(128, named.ffSize());
+        GptConfig llama = GptConfig.builder().vocab(100).dModel(32).layers(2).heads(4).kvHeads(2).ffSize(96).maxSeq(16)
+                .norm(NormKind.RMS_NORM).mlp(MlpKind.SWIGLU).positions(PositionKind.ROPE).ropeTheta(500_000)
+                .tiedEmbeddings(false).dropout(0.1).build();
+        assertEquals(GptConfig.of(100, 32, 2, 4, 16).withKvHeads(2).withFfSize(96).withNorm(NormKind.RMS_NORM)
+                .withMlp(MlpKind.SWIGLU).withPositions(PositionKind.ROPE).withRopeTheta(500_000).withTiedEmbeddings(false)
+                .withDropout(0.1), llama);
+    }
+
+    @Test
+    void should_name_the_required_fields_a_builder_left_unset() {
+        var e = assertThrows(IllegalArgumentException.class, () -> GptConfig.builder().dModel(32).heads(4).build());
+        assertTrue(e.getMessage().contains("vocab, layers, maxSeq not set"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> GptConfig.builder().vocab(100).dModel(32).layers(2).heads(4).maxSeq(16).kvHeads(3).build());
+        assertTrue(e.getMessage().contains("kvHeads (3) must divide heads (4)"), e.getMessage());
+    }
 }
