@@ -41,6 +41,32 @@ class ComparisonsTest {
         }
     }
 
+    /** 1, 2, 3 (or 2, 2, 2) in any dtype: every dtype holds them exactly. */
+    private static Tensor small(DType type, int... values) {
+        return switch (type) {
+            case INT32 -> Tensor.fromArray(values);
+            case INT64 -> Tensor.fromArray(java.util.Arrays.stream(values).asLongStream().toArray());
+            default -> halves(type, (float) values[0], (float) values[1], (float) values[2]);
+        };
+    }
+
+    @Test
+    void everyPairOfDtypesComparesInBothOrders() {
+        for (DType ta : DType.values()) {
+            for (DType tb : DType.values()) {
+                Tensor a = small(ta, 1, 2, 3), b = small(tb, 2, 2, 2);
+                String pair = ta + " with " + tb;
+                assertArrayEquals(mask(0, 1, 0), a.eq(b).toFloatArray(), pair);
+                assertArrayEquals(mask(1, 0, 1), a.ne(b).toFloatArray(), pair);
+                assertArrayEquals(mask(1, 0, 0), a.lt(b).toFloatArray(), pair);
+                assertArrayEquals(mask(1, 1, 0), a.le(b).toFloatArray(), pair);
+                assertArrayEquals(mask(0, 0, 1), a.gt(b).toFloatArray(), pair);
+                assertArrayEquals(mask(0, 1, 1), a.ge(b).toFloatArray(), pair);
+                assertEquals(FLOAT32, a.eq(b).dtype(), pair);
+            }
+        }
+    }
+
     @Test
     void int64ValuesPast2To24CompareExactly() {
         // 2^24 + 1 and 2^24 are one float32; 2^40 + 1 and 2^40 too.
