@@ -31,6 +31,10 @@ import java.util.function.ToLongFunction;
  * A step reads nothing back from the backend: the losses, the gradient norm and those metrics are
  * summed there and read when a line is logged; the batches, evaluation and checkpoints are the
  * other transfers it makes ({@link dev.symbiont.core.backend.HostTransfer}).
+ * A step whose loss or gradient norm is NaN or infinite is flagged there too: read with the
+ * window, before anything is evaluated or saved, it stops the run with a {@link NonFiniteException}
+ * naming the step, or, up to {@link TrainerConfig#skipNonFinite()} times, its update is taken back
+ * on the backend and the run goes on.
  *
  * <pre>
  *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
@@ -46,6 +50,16 @@ public final class Trainer<B> {
     @FunctionalInterface
     public interface LossFunction<B> {
         Tensor loss(B batch);
+    }
+
+    /**
+     * Called after each training checkpoint is written, with the step it holds: to write what
+     * else a run directory keeps beside it (the model file for inference, its tokenizer), so that
+     * a run killed at any moment leaves a usable model of its last checkpoint.
+     */
+    @FunctionalInterface
+    public interface CheckpointListener {
+        void saved(long step) throws IOException;
     }
 
     /**
@@ -76,6 +90,7 @@ public final class Trainer<B> {
     private final TrainerConfig config;
     private final Cancellation cancellation;
     private final Map<String, String> checkpointMetadata;
+    private final CheckpointListener onCheckpoint;
     private final LongSupplier nanoTime;
 
     private Trainer(Builder<B> b) {
@@ -95,6 +110,7 @@ public final class Trainer<B> {
         this.config = b.config;
         this.cancellation = b.cancellation;
         this.checkpointMetadata = Map.copyOf(b.checkpointMetadata);
+        this.onCheckpoint = b.onCheckpoint;
         this.nanoTime = b.nanoTime;
     }
 
@@ -113,6 +129,7 @@ public final class Trainer<B> {
         long windowTokens = 0, windowStart = nanoTime.getAsLong();
         // Losses, gradient norm and model metrics stay on the backend until a line is logged.
         LogWindow window = new LogWindow(config.accumulation());
+        NonFiniteGuard guard = new NonFiniteGuard(config.skipNonFinite());
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
@@ -129,20 +146,23 @@ public final class Trainer<B> {
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
                 double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
-                window.endStep(update());
+                window.endStep(update(window));
                 step++;
                 cancelled = cancellation != null && cancellation.requested();
                 boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
                 boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
-                if (evaluate) {
-                    double[] evaluation = evaluation();
-                    lastEval = evaluation[0];
-                    lastMetric = evaluation[1];
-                    progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
-                            + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
-                }
-                if (step % config.logEvery() == 0 || last || evaluate) {
+                boolean save = config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0));
+                if (step % config.logEvery() == 0 || last || evaluate || save) {
+                    // Read before anything is evaluated or saved: a non-finite step stops the run here.
                     LogWindow.Values logged = window.read();
+                    guard.judge(logged.nonFinite(), step - window.steps() + 1, progress::message);
+                    if (evaluate) {
+                        double[] evaluation = evaluation();
+                        lastEval = evaluation[0];
+                        lastMetric = evaluation[1];
+                        progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
+                                + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
+                    }
                     long now = nanoTime.getAsLong();
                     double seconds = (now - windowStart) / 1e9;
                     lastWindow = logged.loss();
@@ -165,9 +185,10 @@ public final class Trainer<B> {
                     windowStart = now;
                     window.reset();
                 }
-                if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
+                if (save) {
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
                             new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), checkpointMetadata);
+                    if (onCheckpoint != null) onCheckpoint.saved(step);
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }
                 if (last) break;
@@ -204,17 +225,28 @@ public final class Trainer<B> {
         scaled.backward();
     }
 
-    /** Unscale, clip, step, rescale; returns the gradient norm before clipping on the backend (null when not clipping). */
-    private Tensor update() {
+    /**
+     * Unscale, clip, check, step, rescale; returns the gradient norm before clipping on the backend
+     * (null when not clipping). The check flags the step on the backend when its loss or gradient
+     * norm is not finite, and a skipped step's update is taken back there ({@link SkippedUpdate}).
+     * Under an enabled {@link GradScaler} only the loss is watched: overflowing gradients are the
+     * scaler's to skip.
+     */
+    private Tensor update(LogWindow window) {
         Tensor norm = null;
         if (scaler != null && config.clipNorm() > 0) scaler.unscale(optimizer);
         if (config.clipNorm() > 0) norm = GradClip.clipGradNorm(model.trainableParameters(), config.clipNorm());
+        boolean scaling = scaler != null && scaler.isEnabled();
+        Tensor watched = scaling ? null : norm != null ? norm : GradClip.totalNorm(model.trainableParameters());
+        Tensor nonFinite = window.checkStep(watched);
+        SkippedUpdate undo = config.skipNonFinite() > 0 ? new SkippedUpdate(optimizer) : null;
         if (scaler != null) {
             scaler.step(optimizer);
             scaler.update();
         } else {
             optimizer.step();
         }
+        if (undo != null) undo.undoIf(nonFinite);
         optimizer.zeroGrad();
         return norm; // read when the window is logged
     }
@@ -289,6 +321,7 @@ public final class Trainer<B> {
         private TrainerConfig config = TrainerConfig.steps(1000);
         private Cancellation cancellation;
         private final Map<String, String> checkpointMetadata = new LinkedHashMap<>();
+        private CheckpointListener onCheckpoint;
         private LongSupplier nanoTime = System::nanoTime;
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -358,6 +391,9 @@ public final class Trainer<B> {
          * resume can rebuild the model); keys must not clash with the checkpoint's own.
          */
         public Builder<B> checkpointMetadata(Map<String, String> metadata) { checkpointMetadata.putAll(metadata); return this; }
+
+        /** Runs {@code listener} after every training checkpoint is written (see {@link CheckpointListener}). */
+        public Builder<B> onCheckpoint(CheckpointListener listener) { onCheckpoint = listener; return this; }
 
         public Trainer<B> build() { return new Trainer<>(this); }
     }
