@@ -138,6 +138,7 @@ public final class Trainer<B> {
         try (Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps());
              MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
+            if (cancellation != null) cancellation.finished(step); // a request before the first step stops after it
             while (step < config.maxSteps()) {
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
@@ -148,16 +149,21 @@ public final class Trainer<B> {
                 double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
                 window.endStep(update(window));
                 step++;
-                cancelled = cancellation != null && cancellation.requested();
+                cancelled = cancellation != null && cancellation.finished(step);
                 boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
-                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
+                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last) && !stopNow();
                 boolean save = config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0));
                 if (step % config.logEvery() == 0 || last || evaluate || save) {
                     // Read before anything is evaluated or saved: a non-finite step stops the run here.
                     LogWindow.Values logged = window.read();
                     guard.judge(logged.nonFinite(), step - window.steps() + 1, progress::message);
+                    double[] evaluation = evaluate ? evaluation(true) : null;
+                    if (evaluate && evaluation == null) { // a stop-now request ended it: save at once
+                        evaluate = false;
+                        cancelled = last = true;
+                        save = config.checkpoint() != null;
+                    }
                     if (evaluate) {
-                        double[] evaluation = evaluation();
                         lastEval = evaluation[0];
                         lastMetric = evaluation[1];
                         progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
@@ -252,14 +258,18 @@ public final class Trainer<B> {
     }
 
     /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
-    public double evaluate() { return evaluation()[0]; }
+    public double evaluate() { return evaluation(false)[0]; }
+
+    /** Whether a {@link Cancellation#requestNow} asks to skip evaluation and save at once. */
+    private boolean stopNow() { return cancellation != null && cancellation.now(); }
 
     /**
      * {loss, metric} over the first {@code evalBatches} batches of the eval loader, in eval mode
      * without gradients: with an {@link EvalScore} both are per example, otherwise the loss is the
-     * mean over batches and the metric NaN.
+     * mean over batches and the metric NaN. When {@code interruptible}, a stop-now request ends it
+     * after the current batch, and it returns null.
      */
-    private double[] evaluation() {
+    private double[] evaluation(boolean interruptible) {
         if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
         model.eval();
         double loss = 0, metric = 0;
@@ -268,6 +278,7 @@ public final class Trainer<B> {
         // Evaluation reads each batch's loss and score to the host: a deliberate transfer.
         try (var noGrad = GradMode.disabled(); var read = HostTransfer.EVALUATION.allow(); Batches<B> batches = eval.epoch(0)) {
             while (count < config.evalBatches() && batches.hasNext()) {
+                if (interruptible && stopNow()) return null;
                 B batch = batches.next();
                 if (evalScore == null) {
                     loss += evalLoss.loss(batch).item();
