@@ -2,7 +2,8 @@ package dev.symbiont.train;
 
 /**
  * A training step whose loss or gradient norm was NaN or infinite stopped the run
- * ({@link TrainerConfig#skipNonFinite()} steps of them are skipped first). Thrown by
+ * ({@link TrainerConfig#skipNonFinite()} steps of them are skipped first), or an evaluation's loss
+ * was. Thrown by
  * {@link Trainer#fit()} before anything of that step is evaluated or saved: the checkpoint and
  * model files on disk are the last good ones.
  */
@@ -21,7 +22,7 @@ public final class NonFiniteException extends ArithmeticException {
     /** The optimizer step (counted from 1) whose quantity was not finite. */
     public long step() { return step; }
 
-    /** {@code "loss"} or {@code "gradient norm"}. */
+    /** {@code "loss"}, {@code "gradient norm"} or {@code "validation loss"}. */
     public String quantity() { return quantity; }
 
     /** The value it had: NaN or an infinity. */

@@ -7,7 +7,8 @@ import java.util.function.Consumer;
  * means for the run. With a limit of 0 the first non-finite step stops it; with a limit n the
  * step's update is skipped (on the backend, {@link SkippedUpdate}) and the run stops once more
  * than n steps were skipped. Either way it stops by a {@link NonFiniteException} naming the step
- * and the quantity, thrown before the trainer evaluates or saves anything.
+ * and the quantity, thrown before the trainer evaluates or saves anything. An evaluation's
+ * non-finite loss stops the run too, before the checkpoint that would follow it.
  */
 final class NonFiniteGuard {
     private final int skipLimit;
@@ -36,6 +37,16 @@ final class NonFiniteGuard {
         }
         message.accept(what + "; " + (window.skipped() == 1 ? "that step was" : window.skipped() + " steps from there were")
                 + " skipped (" + skipped + " of at most " + skipLimit + ")");
+    }
+
+    /**
+     * Judges the evaluation at {@code step}, which runs on the weights that step's update made, just
+     * before a checkpoint would save them: a non-finite loss there stops the run, skipping or not.
+     */
+    void judgeEvaluation(long step, double loss) {
+        if (Double.isFinite(loss)) return;
+        throw new NonFiniteException(step, "validation loss", loss,
+                "step " + step + ": the validation loss is " + format(loss) + ", so the run stopped; nothing from step " + step + " on was saved");
     }
 
     private static String format(double value) {

@@ -166,6 +166,7 @@ public final class Trainer<B> {
                     if (evaluate) {
                         lastEval = evaluation[0];
                         lastMetric = evaluation[1];
+                        guard.judgeEvaluation(step, lastEval);
                         progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
                                 + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
                     }

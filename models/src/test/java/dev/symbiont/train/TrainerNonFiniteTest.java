@@ -128,6 +128,24 @@ class TrainerNonFiniteTest {
         assertTrue(weights(m).values().stream().allMatch(w -> Arrays.stream(toDoubles(w)).allMatch(Double::isFinite)), "no NaN reached the weights");
     }
 
+    @Test
+    void should_stop_at_a_non_finite_validation_loss_before_the_checkpoint_that_would_follow() throws Exception {
+        Sequential m = TrainerTest.model(1);
+        Path ckpt = dir.resolve("ckpt.safetensors");
+        int[] evaluations = {0};
+        var trainer = Trainer.builder(m, TrainerTest.optimizer(m), TrainerTest.loader(256, 3, 0), (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y()))
+                .eval(TrainerTest.loader(64, 4, 0), b -> {
+                    Tensor loss = Losses.mse(m.forward(b.x()), b.y());
+                    return ++evaluations[0] > 1 ? loss.mul(Double.POSITIVE_INFINITY) : loss;
+                })
+                .config(TrainerConfig.steps(20).withEval(5, 1).withCheckpoint(ckpt, 5, false).withProgress(TrainerConfig.ProgressMode.NONE, System.err))
+                .build();
+        NonFiniteException e = assertThrows(NonFiniteException.class, trainer::fit);
+        assertEquals("step 10: the validation loss is +inf, so the run stopped; nothing from step 10 on was saved", e.getMessage());
+        assertEquals("validation loss", e.quantity());
+        assertEquals("5", TrainingCheckpoint.metadata(ckpt).get("step"));
+    }
+
     private static double[] toDoubles(float[] f) {
         double[] d = new double[f.length];
         for (int i = 0; i < f.length; i++) d[i] = f[i];
