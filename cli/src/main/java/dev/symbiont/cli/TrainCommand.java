@@ -67,7 +67,8 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}). While the clock runs ahead "
             + "of the steps (from the second step: the first compiles the kernels) the lr schedule follows the clock, so runs "
-            + "that must match bit for bit should end by --steps well within the limit.")
+            + "that must match bit for bit should end by --steps well within the limit. The limit is the whole run's: --resume keeps "
+            + "the checkpoint's and trains for what it leaves; given again, the schedule's horizon moves.")
     double minutes;
 
     @Option(names = "--batch", defaultValue = "32", description = "Sequences per batch (default: ${DEFAULT-VALUE}).")
@@ -139,6 +140,7 @@ final class TrainCommand implements Callable<Integer> {
         architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
         RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
         if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
+        double horizon = RunHorizon.minutes(out, saved, minutes, spec.commandLine().getParseResult().hasMatchedOption("--minutes"));
 
         String text = Corpus.read(settings.corpus());
         CharTokenizer tokenizer = CharTokenizer.fit(text);
@@ -161,7 +163,7 @@ final class TrainCommand implements Callable<Integer> {
         var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
         System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
-                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), minutes);
+                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), horizon);
 
         Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
         // The summary is printed before the Ctrl-C scope closes: a shutdown in progress waits for it.
@@ -174,7 +176,7 @@ final class TrainCommand implements Callable<Integer> {
                     .cancellation(cancellation)
                     .checkpointMetadata(settings.toMetadata(model))
                     .onCheckpoint(step -> ModelFiles.save(out, model, tokenizer))
-                    .config(RunDirectory.trainerConfig(out, settings.steps(), settings.evalEvery(), 20, resuming, minutes, skipNonFinite)
+                    .config(RunDirectory.trainerConfig(out, settings.steps(), settings.evalEvery(), 20, resuming, horizon, skipNonFinite)
                             .withClipNorm(1.0))
                     .build()
                     .fit();
@@ -207,9 +209,10 @@ final class TrainCommand implements Callable<Integer> {
         RunDirectory.prepare(dir, resume, force);
         boolean resuming = resume && Files.exists(RunDirectory.checkpoint(dir));
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
-        RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)), parsed, this)
-                : RunSettings.fresh(this);
-        ImageTraining.run(backend, settings, resuming, dir, images.schedule(parsed, this).minutes(), ctrlC, skipNonFinite);
+        Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)) : null;
+        RunSettings settings = resuming ? RunSettings.resumed(saved, parsed, this) : RunSettings.fresh(this);
+        double horizon = RunHorizon.minutes(dir, saved, images.schedule(parsed, this).minutes(), parsed.hasMatchedOption("--minutes"));
+        ImageTraining.run(backend, settings, resuming, dir, horizon, ctrlC, skipNonFinite);
     }
 
     /** A flag the run's task does not read is an error, not silently ignored. */

@@ -140,4 +140,21 @@ class TrainSafetyTest {
         assertTrue(r.out().contains("train: interrupted at step " + said.group(1) + " of 100000"), said.group() + " / " + r.out());
         assertEquals(130, r.code());
     }
+
+    @Test
+    void should_keep_a_resumed_runs_horizon_and_say_what_a_new_minutes_changes() throws Exception {
+        CliRun first = run(train("--steps", "1000000", "--eval-every", "1000000", "--minutes", "0.02"));
+        assertEquals(0, first.code(), first.out() + first.err());
+        assertTrue(first.err().contains("time limit"), "the run ended by its time limit: " + first.err());
+
+        CliRun again = run("train", "--out", out.toString(), "--resume");
+        assertEquals(2, again.code(), again.out() + again.err());
+        assertTrue(again.err().contains("symbiont train: the run in " + out + " has trained its 0.02 minutes; to train on, "
+                + "give it a longer horizon with --minutes (the learning rate follows the horizon)"), again.err());
+
+        CliRun longer = run("train", "--out", out.toString(), "--resume", "--minutes", "0.04");
+        assertEquals(0, longer.code(), longer.out() + longer.err());
+        assertTrue(longer.out().contains("train: --minutes 0.04 on resume: the schedule's horizon moves from 0.02 to 0.04 minutes; "
+                + "the learning rate follows it"), longer.out());
+    }
 }

@@ -122,8 +122,12 @@ public final class Trainer<B> {
     public Result fit() throws IOException {
         TrainingCheckpoint.Position start = new TrainingCheckpoint.Position(0, 0, 0);
         boolean resumed = config.resume() && Files.exists(config.checkpoint());
-        if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
-        ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), nanoTime);
+        TrainingTime before = null;
+        if (resumed) {
+            start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
+            before = TrainingTime.of(TrainingCheckpoint.metadata(config.checkpoint()));
+        }
+        ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), before, nanoTime);
         long step = start.step();
         double lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         long windowTokens = 0, windowStart = nanoTime.getAsLong();
@@ -193,8 +197,10 @@ public final class Trainer<B> {
                     window.reset();
                 }
                 if (save) {
+                    Map<String, String> extra = new LinkedHashMap<>(checkpointMetadata);
+                    extra.putAll(clock.trainingTime().toMetadata());
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
-                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), checkpointMetadata);
+                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), extra);
                     if (onCheckpoint != null) onCheckpoint.saved(step);
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }

@@ -22,7 +22,9 @@ import java.nio.file.Path;
  * @param autocast        run forward passes under autocast with this dtype; null = float32
  * @param progress        how progress is shown
  * @param out             where progress goes
- * @param timeLimit       stop (evaluate and checkpoint as at the end) once training has run this long; null = no limit
+ * @param timeLimit       stop (evaluate and checkpoint as at the end) once training has run this long; null = no limit.
+ *                        The lr schedule follows the clock toward it; a resumed run counts the time trained before its
+ *                        checkpoint ({@link TrainingTime}), so pass the run's own limit to keep its schedule
  * @param skipNonFinite   a step whose loss or gradient norm is NaN or infinite stops the run when 0 (the default); with
  *                        n &gt; 0 such a step's update is skipped instead, and the run stops at the (n+1)-th
  *                        ({@link NonFiniteException})
