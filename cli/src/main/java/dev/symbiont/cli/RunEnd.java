@@ -39,7 +39,7 @@ final class RunEnd {
             saved = null;
         }
         String next = saved == null
-                ? "start over with a lower --lr (`symbiont train --out " + out + " --force --lr …`)"
+                ? "Start over with a lower --lr (`symbiont train --out " + out + " --force --lr …`)"
                 : out + " holds the model and checkpoint of step " + saved + ": continue with `symbiont train --out " + out
                   + " --resume` and a lower --lr";
         return new IllegalStateException(e.getMessage() + ". " + next + ", or pass --skip-nonfinite N to skip up to N such steps", e);

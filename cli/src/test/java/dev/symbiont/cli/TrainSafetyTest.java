@@ -53,7 +53,7 @@ class TrainSafetyTest {
         CliRun r = run(train("--lr", "1e30", "--steps", "3", "--eval-every", "1"));
         assertEquals(2, r.code(), r.out() + r.err());
         Matcher m = Pattern.compile("symbiont train: step (\\d+): the (validation loss|loss|gradient norm) is (NaN|[+-]inf), so the run stopped; "
-                + "nothing from step \\1 on was saved\\. start over with a lower --lr \\(`symbiont train --out " + Pattern.quote(out.toString())
+                + "nothing from step \\1 on was saved\\. Start over with a lower --lr \\(`symbiont train --out " + Pattern.quote(out.toString())
                 + " --force --lr …`\\), or pass --skip-nonfinite N to skip up to N such steps").matcher(r.err());
         assertTrue(m.find(), r.err());
         assertFalse(r.out().contains("model saved to"), r.out());
