@@ -9,7 +9,7 @@ import java.util.Map;
  * records them (metadata {@code time.elapsed_ns}, {@code time.horizon_ns},
  * {@code time.schedule_fraction}), so that a resumed run continues the same schedule: its time
  * limit is what the horizon leaves, and the schedule goes on from where the clock had put it
- * ({@link ScheduleClock}).
+ * (the trainer's schedule clock).
  *
  * @param elapsedNanos     training time before the checkpoint, over every session of the run
  * @param horizonNanos     the run's time limit, the horizon of its schedule; 0 when it had none
