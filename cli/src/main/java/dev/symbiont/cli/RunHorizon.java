@@ -20,7 +20,12 @@ final class RunHorizon {
      * whose checkpoint recorded no time, and when {@code explicit}; the recorded horizon otherwise.
      */
     static double minutes(Path dir, Map<String, String> checkpoint, double minutes, boolean explicit) {
-        TrainingTime time = checkpoint == null ? null : TrainingTime.of(checkpoint);
+        TrainingTime time;
+        try {
+            time = checkpoint == null ? null : TrainingTime.of(checkpoint);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(RunDirectory.checkpoint(dir) + ": " + e.getMessage(), e);
+        }
         if (time == null || time.horizon() == null) return minutes;
         double saved = time.horizonNanos() / 60e9, trained = time.elapsedNanos() / 60e9;
         if (!explicit) {

@@ -125,7 +125,11 @@ public final class Trainer<B> {
         TrainingTime before = null;
         if (resumed) {
             start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
-            before = TrainingTime.of(TrainingCheckpoint.metadata(config.checkpoint()));
+            try {
+                before = TrainingTime.of(TrainingCheckpoint.metadata(config.checkpoint()));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(config.checkpoint() + ": " + e.getMessage(), e);
+            }
         }
         ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), before, nanoTime);
         long step = start.step();

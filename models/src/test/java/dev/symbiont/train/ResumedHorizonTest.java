@@ -64,6 +64,17 @@ class ResumedHorizonTest {
         assertTrue(recorded.used(), "the whole run trained its 100 s: " + recorded);
     }
 
+    @Test
+    void should_name_the_key_of_a_recorded_time_that_is_not_a_number() {
+        var e = assertThrows(IllegalArgumentException.class, () -> TrainingTime.of(java.util.Map.of(
+                TrainingTime.ELAPSED, "12", TrainingTime.HORIZON, "abc", TrainingTime.FRACTION, "0.5")));
+        assertEquals("the checkpoint's time.elapsed_ns, time.horizon_ns and time.schedule_fraction must be numbers, got 12, abc, 0.5",
+                e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TrainingTime.of(java.util.Map.of(
+                TrainingTime.ELAPSED, "12", TrainingTime.HORIZON, "10", TrainingTime.FRACTION, "1.5")), "a fraction past 1");
+        assertNull(TrainingTime.of(java.util.Map.of()), "a checkpoint from before the time was recorded");
+    }
+
     /** 1,000 planned steps, 100 s, a second a step; cancelled after {@code stopAfter} steps (0: not); the lr of each step. */
     private double[] run(AtomicLong now, Path checkpoint, Path metrics, int stopAfter) throws Exception {
         Sequential m = TrainerTest.model(1);
