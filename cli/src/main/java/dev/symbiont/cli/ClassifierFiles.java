@@ -28,7 +28,7 @@ final class ClassifierFiles {
     static Loaded load(Path dir) throws IOException {
         Path weights = dir.resolve(ModelFiles.WEIGHTS);
         if (!Files.exists(weights)) {
-            throw new IOException("no model at " + weights + " (train one with `symbiont train --task fashion-mnist --out " + dir + "`)");
+            throw new IOException("no model at " + weights + " (train one with `" + RunDirectory.trainCommand(dir, "--task fashion-mnist ") + "`)");
         }
         SafetensorsFile file = Safetensors.read(weights);
         ImageClassifier model;

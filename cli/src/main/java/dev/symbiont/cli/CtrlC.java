@@ -1,37 +1,88 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.core.Scope;
 import dev.symbiont.train.Cancellation;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * While open, Ctrl-C (or any JVM shutdown) requests {@code cancellation} and holds the shutdown
- * until the command closes this, so the run can write its checkpoint and files first.
+ * What Ctrl-C does to a training run. The first press asks the run to stop after the step in
+ * flight and says so at once; the second asks it to stop now: the validation is skipped (or ended
+ * after its current batch) and the checkpoint saved as soon as the step is done. Either way the
+ * run writes its files and prints its summary, and the command exits with 130 (128 + SIGINT), as
+ * an interrupted program does.
+ *
+ * <p>While {@link #install installed}, SIGINT comes here instead of starting the JVM's shutdown
+ * (which a second Ctrl-C could not reach); after the second press the JVM's own handler is back,
+ * so a third ends the process as usual. Any shutdown (SIGTERM, that third Ctrl-C) also requests
+ * the stop, and its hook holds the JVM until the scope closes: the command closes it after its
+ * files are written and its summary printed.
  */
-final class CtrlC implements AutoCloseable {
-    private final CountDownLatch finished = new CountDownLatch(1);
-    private final Thread hook;
+final class CtrlC {
+    private static final Signal INT = new Signal("INT");
 
-    CtrlC(Cancellation cancellation) {
-        hook = new Thread(() -> {
+    private final Cancellation cancellation;
+    private final AtomicInteger presses = new AtomicInteger();
+    private volatile SignalHandler previous;
+
+    CtrlC(Cancellation cancellation) { this.cancellation = cancellation; }
+
+    /** One Ctrl-C: the signal handler calls it, tests call it directly. */
+    void press() {
+        int n = presses.incrementAndGet();
+        if (n == 1) {
+            long step = cancellation.request("interrupted");
+            System.err.println("train: stopping after " + (step == 0 ? "the first step" : "step " + step) + " — Ctrl-C again to stop now");
+        } else if (n == 2) {
+            long step = cancellation.requestNow("interrupted");
+            System.err.println("train: stopping now: no validation, the checkpoint is saved after "
+                    + (step == 0 ? "the first step" : "step " + step));
+            SignalHandler jvm = previous;
+            if (jvm != null) Signal.handle(INT, jvm);
+        }
+    }
+
+    /** The run's stop request, which Ctrl-C makes. */
+    Cancellation cancellation() { return cancellation; }
+
+    /** Whether Ctrl-C was pressed: the command then exits with 130. */
+    boolean pressed() { return presses.get() > 0; }
+
+    /** Takes Ctrl-C and holds any shutdown until the returned scope closes. */
+    Scope install() {
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
             cancellation.request("interrupted");
             try {
                 finished.await(2, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, "symbiont-ctrl-c");
+        }, "symbiont-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        previous = takeSigint();
+        return () -> {
+            SignalHandler jvm = previous;
+            if (jvm != null && presses.get() < 2) Signal.handle(INT, jvm);
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running: it returns now that the files are written.
+            }
+        };
     }
 
-    @Override
-    public void close() {
-        finished.countDown();
+    /** The handler SIGINT had, or null where the JVM does not let it be taken (-Xrs): the shutdown hook then serves alone. */
+    private SignalHandler takeSigint() {
         try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // The hook is running: it returns now that the files are written.
+            return Signal.handle(INT, signal -> press());
+        } catch (IllegalArgumentException reservedByTheJvm) {
+            return null;
         }
     }
 }

@@ -12,7 +12,7 @@ import dev.symbiont.models.ImageClassifier;
 import dev.symbiont.optim.LrSchedule;
 import dev.symbiont.optim.Optimizer;
 import dev.symbiont.train.ClassificationTally;
-import dev.symbiont.train.Cancellation;
+import dev.symbiont.train.NonFiniteException;
 import dev.symbiont.train.Trainer;
 
 import java.io.IOException;
@@ -38,9 +38,8 @@ final class ImageTraining {
     /** 0.0005 rather than 5.0E-4. */
     private static String plain(double x) { return new BigDecimal(Double.toString(x)).stripTrailingZeros().toPlainString(); }
 
-    static void run(Backend backend, RunSettings settings, boolean resuming, Path out, double minutes, Cancellation cancellation)
+    static void run(Backend backend, RunSettings settings, boolean resuming, Path out, double minutes, CtrlC ctrlC, int skipNonFinite)
             throws IOException {
-        Path checkpoint = RunDirectory.checkpoint(out);
         ImageData data = ImageData.of(settings.text("data"));
         long seed = settings.seed();
         // A run saved before --crop-padding existed cropped with Fashion-MNIST's padding 2, and resumes so.
@@ -71,28 +70,27 @@ final class ImageTraining {
                         + "%s lr %s, weight decay %s, label smoothing %s; test accuracy every %d steps on %,d images%n", arch.flag(), width, model.parameterCount(), backend.device(),
                 steps, batch, minutes, kind.flag(), plain(lr), plain(weightDecay), plain(labelSmoothing), settings.evalEvery(), Math.min(test.size(), evalBatches * ClassifierEvaluation.BATCH));
 
-        Trainer.Result result;
-        try (CtrlC ctrlC = new CtrlC(cancellation)) {
-            result = Trainer.builder(model, optimizer, trainLoader, (ImageBatch b) -> model.loss(b.images(), b.labels(), labelSmoothing))
+        // The summary is printed before the Ctrl-C scope closes: a shutdown in progress waits for it.
+        try (var interrupts = ctrlC.install()) {
+            Trainer.Result result = Trainer.builder(model, optimizer, trainLoader, (ImageBatch b) -> model.loss(b.images(), b.labels(), labelSmoothing))
                     .schedule(LrSchedule.warmupCosine(lr, lr / 100, Math.min(100, steps / 10), steps))
                     .eval(testLoader, "accuracy", b -> ClassificationTally.score(model.forward(b.images()), b.labels()))
                     .tokensPerBatch(b -> b.images().size(0))
                     .throughputUnit("img")
-                    .cancellation(cancellation)
+                    .cancellation(ctrlC.cancellation())
                     .checkpointMetadata(settings.toMetadata(modelMetadata))
-                    .config(RunDirectory.trainerConfig(out, steps, settings.evalEvery(), evalBatches, resuming, minutes))
+                    .onCheckpoint(step -> ClassifierFiles.save(out, model, modelMetadata))
+                    .config(RunDirectory.trainerConfig(out, steps, settings.evalEvery(), evalBatches, resuming, minutes, skipNonFinite))
                     .build()
                     .fit();
-            ClassifierFiles.save(out, model, modelMetadata);
-        }
-        ClassificationTally full = ClassifierEvaluation.run(model, testLoader, classes);
-        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s; test %s; model saved to %s%n",
-                result.stepsTaken(), result.stepsTaken() == 1 ? "" : "s", result.elapsedNanos() / 1e9,
-                result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
-                ClassifierEvaluation.summary(full), out.resolve(ModelFiles.WEIGHTS));
-        if (result.cancelled()) {
-            System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
-                    result.steps(), steps, checkpoint, out);
+            // A second Ctrl-C asked to stop now: the whole test split is not read either.
+            String accuracy = ctrlC.cancellation().now() ? "test accuracy not measured (stopped at once)"
+                    : "test " + ClassifierEvaluation.summary(ClassifierEvaluation.run(model, testLoader, classes));
+            System.out.printf(Locale.ROOT, "train: %s; %s; model saved to %s%n", RunEnd.stepsTaken(result), accuracy, out.resolve(ModelFiles.WEIGHTS));
+            RunEnd.printInterrupted(result, steps, out);
+            System.out.flush();
+        } catch (NonFiniteException e) {
+            throw RunEnd.nonFinite(e, out);
         }
     }
 }

@@ -33,7 +33,7 @@ final class ModelFiles {
     /** Loads a model saved by {@link #save}, of the family its metadata names; a config/weights disagreement names every key involved. */
     static Loaded load(Path dir) throws IOException {
         Path weights = dir.resolve(WEIGHTS);
-        if (!Files.exists(weights)) throw new IOException("no model at " + weights + " (train one with `symbiont train --out " + dir + "`)");
+        if (!Files.exists(weights)) throw new IOException("no model at " + weights + " (train one with `" + RunDirectory.trainCommand(dir, "") + "`)");
         Tokenizer tokenizer = Tokenizers.load(dir.resolve(TOKENIZER));
         SafetensorsFile file = Safetensors.read(weights);
         CausalLM model = Architecture.load(file.metadata(), new Generator(0), Gpt.GPT2_INIT_STD);

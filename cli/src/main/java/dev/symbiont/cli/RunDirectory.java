@@ -20,15 +20,28 @@ final class RunDirectory {
     /**
      * What every task's trainer shares: evaluation every {@code evalEvery} steps on
      * {@code evalBatches} batches, a progress line every 25 steps, the metrics file and a
-     * checkpoint at each evaluation in {@code dir}, resuming from it when asked, and the time limit.
+     * checkpoint at each evaluation in {@code dir}, resuming from it when asked, the time limit,
+     * and how many non-finite steps to skip before stopping.
      */
-    static TrainerConfig trainerConfig(Path dir, long steps, int evalEvery, int evalBatches, boolean resuming, double minutes) {
+    static TrainerConfig trainerConfig(Path dir, long steps, int evalEvery, int evalBatches, boolean resuming, double minutes,
+                                       int skipNonFinite) {
         return TrainerConfig.steps(steps)
+                .withSkipNonFinite(skipNonFinite)
                 .withEval(evalEvery, evalBatches)
                 .withLogEvery(25)
                 .withMetrics(dir.resolve(METRICS))
                 .withCheckpoint(checkpoint(dir), evalEvery, resuming)
                 .withTimeLimit(Duration.ofMillis((long) (minutes * 60_000)));
+    }
+
+    /**
+     * The command that trains a model into {@code dir}: continuing the run it holds (a run killed
+     * before its first checkpoint left files that a plain {@code train --out} refuses), or a new one.
+     * {@code task} is the flags that choose the task, empty for the default one.
+     */
+    static String trainCommand(Path dir, String task) {
+        boolean holdsRun = FILES.stream().anyMatch(f -> Files.exists(dir.resolve(f)));
+        return "symbiont train " + (holdsRun ? "--out " + dir + " --resume" : task + "--out " + dir);
     }
 
     /**

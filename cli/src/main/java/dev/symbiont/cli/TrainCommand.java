@@ -11,6 +11,7 @@ import dev.symbiont.optim.AdamW;
 import dev.symbiont.optim.LrSchedule;
 import dev.symbiont.text.CharTokenizer;
 import dev.symbiont.train.Cancellation;
+import dev.symbiont.train.NonFiniteException;
 import dev.symbiont.train.Trainer;
 import dev.symbiont.train.TrainingCheckpoint;
 import picocli.CommandLine.Command;
@@ -25,20 +26,24 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * Trains a character-level language model — GPT, Mamba, Mamba-2 or an MoE GPT ({@code --arch}) — on a
  * text corpus (by default the public-domain one shipped with Symbiont) and writes the model, its
  * tokenizer, a resumable training checkpoint and metrics. The checkpoint carries the model's
  * family and config and the run's settings, so {@code --resume} needs no flags but
- * {@code --out}; Ctrl-C stops after the current step and writes every file.
+ * {@code --out}. The model and tokenizer are written with every checkpoint, so a run killed at any
+ * moment leaves a model to generate from. Ctrl-C stops after the current step and writes every
+ * file, a second Ctrl-C skips the validation ({@link CtrlC}); a step whose loss or gradient norm
+ * is not finite stops the run without saving it, or is skipped ({@code --skip-nonfinite}).
  * {@code --task fashion-mnist} trains an image classifier instead ({@link ImageTraining}).
  */
 @Command(name = "train", description = {"Train a character-level language model (GPT, Mamba, Mamba-2 or MoE) on a text corpus, or with "
         + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
         "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 3000, --batch 128, --eval-every 250, --minutes 10, "
                 + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
-final class TrainCommand implements Runnable {
+final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -62,7 +67,8 @@ final class TrainCommand implements Runnable {
 
     @Option(names = "--minutes", defaultValue = "4.5", description = "Stop after this many minutes of training (default: ${DEFAULT-VALUE}). While the clock runs ahead "
             + "of the steps (from the second step: the first compiles the kernels) the lr schedule follows the clock, so runs "
-            + "that must match bit for bit should end by --steps well within the limit.")
+            + "that must match bit for bit should end by --steps well within the limit. The limit is the whole run's: --resume keeps "
+            + "the checkpoint's and trains for what it leaves; given again, the schedule's horizon moves.")
     double minutes;
 
     @Option(names = "--batch", defaultValue = "32", description = "Sequences per batch (default: ${DEFAULT-VALUE}).")
@@ -95,20 +101,29 @@ final class TrainCommand implements Runnable {
     @Option(names = "--force", description = "Start over in an --out that already holds a run, deleting its files.")
     boolean force;
 
+    @Option(names = "--skip-nonfinite", paramLabel = "N", defaultValue = "0", description = "Skip up to N steps whose loss or gradient "
+            + "norm is NaN or infinite (their updates are not applied) before stopping; 0 stops at the first (default: ${DEFAULT-VALUE}).")
+    int skipNonFinite;
+
     /** Stops the run after the current step; Ctrl-C requests it (tests call it directly). */
     final Cancellation cancellation = new Cancellation();
+
+    /** What Ctrl-C does (tests press it directly). */
+    final CtrlC ctrlC = new CtrlC(cancellation);
 
     /** The model of the last run, as trained and saved (tests compare it with what generate loads). */
     CausalLM model;
 
+    /** 0, or 130 (128 + SIGINT) when Ctrl-C stopped the run. */
     @Override
-    public void run() {
+    public Integer call() {
         new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
                 .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
                 .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
         images.check(new OptionChecks(spec));
         if (!images.images()) architecture.checkValues(new OptionChecks(spec));
         common.run("train", this::train);
+        return ctrlC.pressed() ? 130 : 0;
     }
 
     private void train(Backend backend) throws IOException {
@@ -125,6 +140,7 @@ final class TrainCommand implements Runnable {
         architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
         RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
         if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
+        double horizon = RunHorizon.minutes(out, saved, minutes, spec.commandLine().getParseResult().hasMatchedOption("--minutes"));
 
         String text = Corpus.read(settings.corpus());
         CharTokenizer tokenizer = CharTokenizer.fit(text);
@@ -147,30 +163,29 @@ final class TrainCommand implements Runnable {
         var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
         System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
-                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), minutes);
+                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), horizon);
 
         Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
-        Trainer.Result result;
-        try (CtrlC ctrlC = new CtrlC(cancellation)) {
-            result = Trainer.builder(model, optimizer, trainLoader, loss)
+        // The summary is printed before the Ctrl-C scope closes: a shutdown in progress waits for it.
+        try (var interrupts = ctrlC.install()) {
+            Trainer.Result result = Trainer.builder(model, optimizer, trainLoader, loss)
                     .schedule(LrSchedule.warmupCosine(settings.lr(), settings.lr() / 10, Math.min(100, settings.steps() / 10), settings.steps()))
                     .eval(valLoader, loss)
                     .tokensPerBatch(b -> b.input().numel())
                     .auxiliaryLoss(family.hasAuxiliaryLoss() ? model::auxiliaryLoss : null)
                     .cancellation(cancellation)
                     .checkpointMetadata(settings.toMetadata(model))
-                    .config(RunDirectory.trainerConfig(out, settings.steps(), settings.evalEvery(), 20, resuming, minutes).withClipNorm(1.0))
+                    .onCheckpoint(step -> ModelFiles.save(out, model, tokenizer))
+                    .config(RunDirectory.trainerConfig(out, settings.steps(), settings.evalEvery(), 20, resuming, horizon, skipNonFinite)
+                            .withClipNorm(1.0))
                     .build()
                     .fit();
-            ModelFiles.save(out, model, tokenizer);
-        }
-        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s, validation loss %.3f nats/char; model saved to %s%n",
-                result.stepsTaken(), result.stepsTaken() == 1 ? "" : "s", result.elapsedNanos() / 1e9,
-                result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
-                result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
-        if (result.cancelled()) {
-            System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
-                    result.steps(), settings.steps(), checkpoint, out);
+            System.out.printf(Locale.ROOT, "train: %s, validation loss %.3f nats/char; model saved to %s%n",
+                    RunEnd.stepsTaken(result), result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
+            RunEnd.printInterrupted(result, settings.steps(), out);
+            System.out.flush();
+        } catch (NonFiniteException e) {
+            throw RunEnd.nonFinite(e, out);
         }
     }
 
@@ -194,9 +209,10 @@ final class TrainCommand implements Runnable {
         RunDirectory.prepare(dir, resume, force);
         boolean resuming = resume && Files.exists(RunDirectory.checkpoint(dir));
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
-        RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)), parsed, this)
-                : RunSettings.fresh(this);
-        ImageTraining.run(backend, settings, resuming, dir, images.schedule(parsed, this).minutes(), cancellation);
+        Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)) : null;
+        RunSettings settings = resuming ? RunSettings.resumed(saved, parsed, this) : RunSettings.fresh(this);
+        double horizon = RunHorizon.minutes(dir, saved, images.schedule(parsed, this).minutes(), parsed.hasMatchedOption("--minutes"));
+        ImageTraining.run(backend, settings, resuming, dir, horizon, ctrlC, skipNonFinite);
     }
 
     /** A flag the run's task does not read is an error, not silently ignored. */

@@ -75,11 +75,29 @@ public final class GradClip {
     }
 
     /**
+     * The global L2 norm of the gradients, sqrt(Σ_p Σ_i grad_p,i²), computed on the device and
+     * left there, as torch.nn.utils.get_total_norm: what {@link #clipGradNorm} returns, without
+     * clipping. Parameters without a gradient are ignored; a parameter listed twice counts once.
+     *
+     * @return a 0-dim float32 tensor (0 when no parameter has a gradient)
+     */
+    public static Tensor totalNorm(Collection<Parameter> params) {
+        try (var scope = GradMode.disabled()) {
+            Tensor sumSquares = sumOfSquares(unique(params));
+            return sumSquares == null ? Tensor.zeros() : sumSquares.sqrt();
+        }
+    }
+
+    /**
      * The parameters, each once: a tied parameter listed twice must count, and be scaled, once;
      * the caller's order is kept so the float sum, and so a resumed run, is reproducible.
      */
     private static List<Parameter> unique(Collection<Parameter> params, double maxNorm) {
         if (!(maxNorm > 0)) throw new IllegalArgumentException("GradClip: max norm must be > 0, got " + maxNorm);
+        return unique(params);
+    }
+
+    private static List<Parameter> unique(Collection<Parameter> params) {
         Set<Parameter> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         return params.stream().filter(seen::add).toList();
     }

@@ -11,14 +11,18 @@ import java.util.List;
 /**
  * What the trainer reports about one logging window, summed on the backend so that a training
  * step reads nothing back: the task and auxiliary losses of its steps (each step's the mean over
- * its micro-batches), the last step's gradient norm, and the model's forward metrics
- * ({@link MetricWindow}). {@link #read} brings them to the host when a line is logged, as
- * {@link HostTransfer#LOGGED_METRICS}.
+ * its micro-batches), the last step's gradient norm, the model's forward metrics
+ * ({@link MetricWindow}) and which steps were not finite ({@link NonFiniteWindow}). {@link #read}
+ * brings them to the host when a line is logged, as {@link HostTransfer#LOGGED_METRICS}. A step
+ * whose loss or gradient norm is not finite is left out of the window's loss means.
  */
 final class LogWindow {
     private final int accumulation;
     private final MetricWindow metrics = new MetricWindow();
+    private final NonFiniteWindow nonFinite = new NonFiniteWindow();
     private Tensor loss, aux, gradNorm;
+    /** The step in progress: its losses so far, and its non-finite flag once checked. */
+    private Tensor stepLoss, stepAux, stepBad;
     private int steps;
 
     LogWindow(int accumulation) { this.accumulation = accumulation; }
@@ -28,15 +32,36 @@ final class LogWindow {
      * model's metrics of its forward. Call it before backward, which may recycle the losses' buffers.
      */
     void addMicroBatch(Tensor taskLoss, Tensor auxiliaryLoss, ForwardMetrics forward) {
-        loss = plus(loss, taskLoss);
-        if (auxiliaryLoss != null) aux = plus(aux, auxiliaryLoss);
+        stepLoss = plus(stepLoss, taskLoss);
+        if (auxiliaryLoss != null) stepAux = plus(stepAux, auxiliaryLoss);
         metrics.add(forward);
+    }
+
+    /**
+     * Checks the step in progress before its update: returns 1 (0-dim float32, on the backend)
+     * when its loss (task plus auxiliary) or {@code watchedNorm} (null: not watched) is NaN or
+     * infinite, else 0.
+     */
+    Tensor checkStep(Tensor watchedNorm) {
+        if (stepLoss == null) throw new IllegalStateException("LogWindow.checkStep: no micro-batch in this step");
+        stepBad = nonFinite.record(steps + 1, stepAux == null ? stepLoss : stepLoss.add(stepAux), watchedNorm);
+        return stepBad;
     }
 
     /** Closes a step whose clipping gave {@code norm} (0-dim, or null when not clipping). */
     void endStep(Tensor norm) {
+        if (stepBad == null) checkStep(null);
+        loss = plusIfFinite(loss, stepLoss);
+        if (stepAux != null) aux = plusIfFinite(aux, stepAux);
         gradNorm = norm;
+        stepLoss = stepAux = stepBad = null;
         steps++;
+    }
+
+    /** A non-finite step's loss would make the window's mean NaN: it adds 0 and is counted apart. */
+    private Tensor plusIfFinite(Tensor sum, Tensor stepValue) {
+        Tensor kept = Tensor.where(stepBad, Tensor.zerosLike(stepValue), stepValue);
+        return sum == null ? kept : sum.add(kept);
     }
 
     private Tensor plus(Tensor sum, Tensor value) {
@@ -46,10 +71,14 @@ final class LogWindow {
     }
 
     /**
-     * The window's means: task loss and auxiliary loss per step (0 without an auxiliary loss),
-     * the last gradient norm (NaN when not clipping) and the model's metrics per micro-batch.
+     * The window's means: task loss and auxiliary loss per finite step (0 without an auxiliary
+     * loss, NaN when no step was finite), the last gradient norm (NaN when not clipping), the
+     * model's metrics per micro-batch, and the window's non-finite steps.
      */
-    record Values(double loss, double aux, double gradNorm, ForwardMetrics.Read metrics) {}
+    record Values(double loss, double aux, double gradNorm, ForwardMetrics.Read metrics, NonFiniteWindow.Read nonFinite) {}
+
+    /** Steps closed since the last reset. */
+    int steps() { return steps; }
 
     /** Reads the window to the host (a download of the losses and norm, one per metrics layout). */
     Values read() {
@@ -58,10 +87,14 @@ final class LogWindow {
             List<Tensor> parts = new ArrayList<>(List.of(loss.reshape(1)));
             if (aux != null) parts.add(aux.reshape(1));
             if (gradNorm != null) parts.add(gradNorm.reshape(1));
+            int guardFrom = parts.size();
+            parts.addAll(nonFinite.parts());
             float[] host = Tensor.cat(parts, 0).toFloatArray();
-            double auxMean = aux == null ? 0 : (double) host[1] / steps;
-            double norm = gradNorm == null ? Double.NaN : host[host.length - 1];
-            return new Values((double) host[0] / steps, auxMean, norm, metrics.read());
+            NonFiniteWindow.Read bad = nonFinite.read(host, guardFrom);
+            int finiteSteps = steps - bad.skipped();
+            double auxMean = aux == null ? 0 : (double) host[1] / finiteSteps;
+            double norm = gradNorm == null ? Double.NaN : host[guardFrom - 1];
+            return new Values((double) host[0] / finiteSteps, auxMean, norm, metrics.read(), bad);
         }
     }
 
@@ -71,5 +104,6 @@ final class LogWindow {
         gradNorm = null;
         steps = 0;
         metrics.reset();
+        nonFinite.reset();
     }
 }

@@ -19,6 +19,12 @@ import java.util.function.LongSupplier;
  * the clock never catches up with, the schedule step is the step, so runs bounded by steps stay
  * bit-identical. The clock is a {@link LongSupplier} of nanoseconds ({@code System::nanoTime} in a
  * run, a fake one in tests).
+ *
+ * <p>A run resumed from a checkpoint that recorded its {@link TrainingTime} keeps its horizon: the
+ * time limit is the whole run's, so this session has what the earlier ones left, and the schedule
+ * goes on from where the clock had put it, p0 = the recorded fraction. A horizon the caller
+ * changes rescales that fraction (p0 = fraction · old horizon / new horizon): the time already
+ * trained is a smaller share of a longer horizon, and the schedule follows.
  */
 final class ScheduleClock {
     private final long maxSteps;
@@ -27,17 +33,37 @@ final class ScheduleClock {
     private final LongSupplier nanoTime;
     private final long startNanos;
     private final long startStep;
+    /** Training time of the run's earlier sessions, and its horizon (0: no time limit). */
+    private final long beforeNanos, horizonNanos;
     /** Nanoseconds the run's first step took (0 until it has been looked up). */
     private long warmUpNanos;
 
     /** Starts the clock now; {@code limit} null means the run is bounded by steps alone. */
     ScheduleClock(long maxSteps, long startStep, Duration limit, LongSupplier nanoTime) {
+        this(maxSteps, startStep, limit, null, nanoTime);
+    }
+
+    /**
+     * Starts the clock now for a run that resumes at {@code startStep} with the training time its
+     * checkpoint recorded ({@code resumed}; null when none was, and then {@code limit} is this
+     * session's alone); {@code limit} is the whole run's time limit, null for none.
+     */
+    ScheduleClock(long maxSteps, long startStep, Duration limit, TrainingTime resumed, LongSupplier nanoTime) {
         this.maxSteps = maxSteps;
         this.startStep = startStep;
-        this.startFraction = Math.min(1, (double) startStep / maxSteps);
-        this.limitNanos = limit == null ? 0 : Math.max(1, limit.toNanos());
+        this.horizonNanos = limit == null ? 0 : Math.max(1, limit.toNanos());
+        this.beforeNanos = resumed == null ? 0 : resumed.elapsedNanos();
+        boolean timed = resumed != null && resumed.horizonNanos() > 0 && horizonNanos > 0;
+        this.startFraction = timed ? Math.min(1, resumed.scheduleFraction() * resumed.horizonNanos() / horizonNanos)
+                                   : Math.min(1, (double) startStep / maxSteps);
+        this.limitNanos = limit == null ? 0 : Math.max(1, horizonNanos - beforeNanos);
         this.nanoTime = nanoTime;
         this.startNanos = nanoTime.getAsLong();
+    }
+
+    /** What a checkpoint taken now records: the run's training time, its horizon and the clock's share of the schedule. */
+    TrainingTime trainingTime() {
+        return new TrainingTime(beforeNanos + elapsedNanos(), horizonNanos, limitNanos == 0 ? 0 : timeFraction());
     }
 
     /** Nanoseconds since the clock started. */
@@ -51,17 +77,22 @@ final class ScheduleClock {
 
     /**
      * The step to look the lr up at before taking optimizer step {@code step} (counted from 0).
-     * The run's first step is looked up at itself, and from then on the clock counts from there.
+     * The run's first step is looked up at itself (or where a resumed run's schedule stood, if
+     * further), and from then on the clock counts from there.
      */
     long scheduleStep(long step) {
         if (limitNanos == 0) return step;
         if (step == startStep) {
             warmUpNanos = elapsedNanos();
-            return step;
+            return Math.max(step, Math.min(maxSteps, (long) Math.floor(startFraction * maxSteps)));
         }
+        return Math.max(step, Math.min(maxSteps, (long) Math.floor(timeFraction() * maxSteps)));
+    }
+
+    /** Where the clock puts the schedule, in [p0, 1]: p0 plus the share of the paced time used of what was left. */
+    private double timeFraction() {
         long pacedNanos = limitNanos - warmUpNanos;
-        double timeShare = pacedNanos <= 0 ? 1 : Math.min(1, (double) (elapsedNanos() - warmUpNanos) / pacedNanos);
-        double byTime = startFraction + (1 - startFraction) * timeShare;
-        return Math.max(step, Math.min(maxSteps, (long) Math.floor(byTime * maxSteps)));
+        double timeShare = pacedNanos <= 0 ? 1 : Math.max(0, Math.min(1, (double) (elapsedNanos() - warmUpNanos) / pacedNanos));
+        return startFraction + (1 - startFraction) * timeShare;
     }
 }

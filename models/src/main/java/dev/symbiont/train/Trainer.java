@@ -31,6 +31,10 @@ import java.util.function.ToLongFunction;
  * A step reads nothing back from the backend: the losses, the gradient norm and those metrics are
  * summed there and read when a line is logged; the batches, evaluation and checkpoints are the
  * other transfers it makes ({@link dev.symbiont.core.backend.HostTransfer}).
+ * A step whose loss or gradient norm is NaN or infinite is flagged there too: read with the
+ * window, before anything is evaluated or saved, it stops the run with a {@link NonFiniteException}
+ * naming the step, or, up to {@link TrainerConfig#skipNonFinite()} times, its update is taken back
+ * on the backend and the run goes on.
  *
  * <pre>
  *   var trainer = Trainer.builder(model, optimizer, trainLoader, batch -> model.loss(batch))
@@ -46,6 +50,16 @@ public final class Trainer<B> {
     @FunctionalInterface
     public interface LossFunction<B> {
         Tensor loss(B batch);
+    }
+
+    /**
+     * Called after each training checkpoint is written, with the step it holds: to write what
+     * else a run directory keeps beside it (the model file for inference, its tokenizer), so that
+     * a run killed at any moment leaves a usable model of its last checkpoint.
+     */
+    @FunctionalInterface
+    public interface CheckpointListener {
+        void saved(long step) throws IOException;
     }
 
     /**
@@ -76,6 +90,7 @@ public final class Trainer<B> {
     private final TrainerConfig config;
     private final Cancellation cancellation;
     private final Map<String, String> checkpointMetadata;
+    private final CheckpointListener onCheckpoint;
     private final LongSupplier nanoTime;
 
     private Trainer(Builder<B> b) {
@@ -95,6 +110,7 @@ public final class Trainer<B> {
         this.config = b.config;
         this.cancellation = b.cancellation;
         this.checkpointMetadata = Map.copyOf(b.checkpointMetadata);
+        this.onCheckpoint = b.onCheckpoint;
         this.nanoTime = b.nanoTime;
     }
 
@@ -106,13 +122,22 @@ public final class Trainer<B> {
     public Result fit() throws IOException {
         TrainingCheckpoint.Position start = new TrainingCheckpoint.Position(0, 0, 0);
         boolean resumed = config.resume() && Files.exists(config.checkpoint());
-        if (resumed) start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
-        ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), nanoTime);
+        TrainingTime before = null;
+        if (resumed) {
+            start = TrainingCheckpoint.load(config.checkpoint(), model, optimizer, scaler);
+            try {
+                before = TrainingTime.of(TrainingCheckpoint.metadata(config.checkpoint()));
+            } catch (IllegalArgumentException e) {
+                throw new IOException(config.checkpoint() + ": " + e.getMessage(), e);
+            }
+        }
+        ScheduleClock clock = new ScheduleClock(config.maxSteps(), start.step(), config.timeLimit(), before, nanoTime);
         long step = start.step();
         double lastEval = Double.NaN, lastMetric = Double.NaN, lastWindow = Double.NaN;
         long windowTokens = 0, windowStart = nanoTime.getAsLong();
         // Losses, gradient norm and model metrics stay on the backend until a line is logged.
         LogWindow window = new LogWindow(config.accumulation());
+        NonFiniteGuard guard = new NonFiniteGuard(config.skipNonFinite());
         model.train();
         Batches<B> batches = train.epoch(start.epoch(), start.batch());
         boolean cancelled = false;
@@ -121,6 +146,7 @@ public final class Trainer<B> {
         try (Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps());
              MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
+            if (cancellation != null) cancellation.finished(step); // a request before the first step stops after it
             while (step < config.maxSteps()) {
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
@@ -129,20 +155,29 @@ public final class Trainer<B> {
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
                 double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
-                window.endStep(update());
+                window.endStep(update(window));
                 step++;
-                cancelled = cancellation != null && cancellation.requested();
+                cancelled = cancellation != null && cancellation.finished(step);
                 boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
-                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last);
-                if (evaluate) {
-                    double[] evaluation = evaluation();
-                    lastEval = evaluation[0];
-                    lastMetric = evaluation[1];
-                    progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
-                            + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
-                }
-                if (step % config.logEvery() == 0 || last || evaluate) {
+                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last) && !stopNow();
+                boolean save = config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0));
+                if (step % config.logEvery() == 0 || last || evaluate || save) {
+                    // Read before anything is evaluated or saved: a non-finite step stops the run here.
                     LogWindow.Values logged = window.read();
+                    guard.judge(logged.nonFinite(), step - window.steps() + 1, progress::message);
+                    double[] evaluation = evaluate ? evaluation(true) : null;
+                    if (evaluate && evaluation == null) { // a stop-now request ended it: save at once
+                        evaluate = false;
+                        cancelled = last = true;
+                        save = config.checkpoint() != null;
+                    }
+                    if (evaluate) {
+                        lastEval = evaluation[0];
+                        lastMetric = evaluation[1];
+                        guard.judgeEvaluation(step, lastEval);
+                        progress.message(String.format(java.util.Locale.ROOT, "step %d: eval loss %.4f", step, lastEval)
+                                + (evalScore == null ? "" : String.format(java.util.Locale.ROOT, " %s %.4f", evalMetricName, lastMetric)));
+                    }
                     long now = nanoTime.getAsLong();
                     double seconds = (now - windowStart) / 1e9;
                     lastWindow = logged.loss();
@@ -165,9 +200,12 @@ public final class Trainer<B> {
                     windowStart = now;
                     window.reset();
                 }
-                if (config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0))) {
+                if (save) {
+                    Map<String, String> extra = new LinkedHashMap<>(checkpointMetadata);
+                    extra.putAll(clock.trainingTime().toMetadata());
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
-                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), checkpointMetadata);
+                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), extra);
+                    if (onCheckpoint != null) onCheckpoint.saved(step);
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }
                 if (last) break;
@@ -204,30 +242,45 @@ public final class Trainer<B> {
         scaled.backward();
     }
 
-    /** Unscale, clip, step, rescale; returns the gradient norm before clipping on the backend (null when not clipping). */
-    private Tensor update() {
+    /**
+     * Unscale, clip, check, step, rescale; returns the gradient norm before clipping on the backend
+     * (null when not clipping). The check flags the step on the backend when its loss or gradient
+     * norm is not finite, and a skipped step's update is taken back there ({@link SkippedUpdate}).
+     * Under an enabled {@link GradScaler} only the loss is watched: overflowing gradients are the
+     * scaler's to skip.
+     */
+    private Tensor update(LogWindow window) {
         Tensor norm = null;
         if (scaler != null && config.clipNorm() > 0) scaler.unscale(optimizer);
         if (config.clipNorm() > 0) norm = GradClip.clipGradNorm(model.trainableParameters(), config.clipNorm());
+        boolean scaling = scaler != null && scaler.isEnabled();
+        Tensor watched = scaling ? null : norm != null ? norm : GradClip.totalNorm(model.trainableParameters());
+        Tensor nonFinite = window.checkStep(watched);
+        SkippedUpdate undo = config.skipNonFinite() > 0 ? new SkippedUpdate(optimizer) : null;
         if (scaler != null) {
             scaler.step(optimizer);
             scaler.update();
         } else {
             optimizer.step();
         }
+        if (undo != null) undo.undoIf(nonFinite);
         optimizer.zeroGrad();
         return norm; // read when the window is logged
     }
 
     /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
-    public double evaluate() { return evaluation()[0]; }
+    public double evaluate() { return evaluation(false)[0]; }
+
+    /** Whether a {@link Cancellation#requestNow} asks to skip evaluation and save at once. */
+    private boolean stopNow() { return cancellation != null && cancellation.now(); }
 
     /**
      * {loss, metric} over the first {@code evalBatches} batches of the eval loader, in eval mode
      * without gradients: with an {@link EvalScore} both are per example, otherwise the loss is the
-     * mean over batches and the metric NaN.
+     * mean over batches and the metric NaN. When {@code interruptible}, a stop-now request ends it
+     * after the current batch, and it returns null.
      */
-    private double[] evaluation() {
+    private double[] evaluation(boolean interruptible) {
         if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
         model.eval();
         double loss = 0, metric = 0;
@@ -236,6 +289,7 @@ public final class Trainer<B> {
         // Evaluation reads each batch's loss and score to the host: a deliberate transfer.
         try (var noGrad = GradMode.disabled(); var read = HostTransfer.EVALUATION.allow(); Batches<B> batches = eval.epoch(0)) {
             while (count < config.evalBatches() && batches.hasNext()) {
+                if (interruptible && stopNow()) return null;
                 B batch = batches.next();
                 if (evalScore == null) {
                     loss += evalLoss.loss(batch).item();
@@ -289,6 +343,7 @@ public final class Trainer<B> {
         private TrainerConfig config = TrainerConfig.steps(1000);
         private Cancellation cancellation;
         private final Map<String, String> checkpointMetadata = new LinkedHashMap<>();
+        private CheckpointListener onCheckpoint;
         private LongSupplier nanoTime = System::nanoTime;
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -358,6 +413,9 @@ public final class Trainer<B> {
          * resume can rebuild the model); keys must not clash with the checkpoint's own.
          */
         public Builder<B> checkpointMetadata(Map<String, String> metadata) { checkpointMetadata.putAll(metadata); return this; }
+
+        /** Runs {@code listener} after every training checkpoint is written (see {@link CheckpointListener}). */
+        public Builder<B> onCheckpoint(CheckpointListener listener) { onCheckpoint = listener; return this; }
 
         public Trainer<B> build() { return new Trainer<>(this); }
     }

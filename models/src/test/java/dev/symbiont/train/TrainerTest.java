@@ -160,4 +160,17 @@ class TrainerTest {
         b.build().fit();
         return Math.sqrt(weight(m).square().sum().item());
     }
+
+    @Test
+    void should_call_the_checkpoint_listener_after_each_checkpoint_is_written() throws Exception {
+        Sequential m = model(1);
+        Path ckpt = dir.resolve("ckpt.safetensors");
+        List<String> seen = new java.util.ArrayList<>();
+        Trainer.builder(m, optimizer(m), loader(256, 3, 0), (RegressionBatch b) -> Losses.mse(m.forward(b.x()), b.y()))
+                .config(TrainerConfig.steps(6).withCheckpoint(ckpt, 2, false).withProgress(TrainerConfig.ProgressMode.NONE, System.err))
+                .onCheckpoint(step -> seen.add(step + "@" + TrainingCheckpoint.metadata(ckpt).get("step")))
+                .build()
+                .fit();
+        assertEquals(List.of("2@2", "4@4", "6@6"), seen);
+    }
 }
