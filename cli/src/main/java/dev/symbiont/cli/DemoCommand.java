@@ -38,7 +38,7 @@ final class DemoCommand implements Runnable {
 
     @Override
     public void run() {
-        new OptionChecks(spec).positive("--steps", steps).positive("--hidden", hidden).positive("--lr", lr);
+        new OptionChecks(spec).positive("--steps", steps).positive("--hidden", hidden, TrainCommand.MAX_WIDTH).positive("--lr", lr);
         common.run("demo", this::train);
     }
 

@@ -39,6 +39,11 @@ import java.util.Map;
         "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 3000, --batch 128, --eval-every 250, --minutes 10, "
                 + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
 final class TrainCommand implements Runnable {
+    /** Upper limits of the size flags: past them a run could only end in an out-of-memory error or never. */
+    static final int MAX_BATCH = 65_536, MAX_CONTEXT = 1 << 20, MAX_WIDTH = 65_536, MAX_LAYERS = 1024;
+    /** --minutes at most a year: the clock's limit is held in milliseconds. */
+    static final double MAX_MINUTES = 365 * 24 * 60;
+
     @Spec
     CommandSpec spec;
 
@@ -83,7 +88,8 @@ final class TrainCommand implements Runnable {
     @Option(names = "--lr", defaultValue = "3e-3", description = "Peak learning rate (default: ${DEFAULT-VALUE}; image runs: the optimizer's).")
     double lr;
 
-    @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--eval-every", defaultValue = "100",
+            description = "Steps between validation runs, each with a checkpoint; 0: none during the run (default: ${DEFAULT-VALUE}).")
     int evalEvery;
 
     @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread; mamba, mamba2: of the embeddings (default: ${DEFAULT-VALUE}).")
@@ -103,9 +109,11 @@ final class TrainCommand implements Runnable {
 
     @Override
     public void run() {
-        new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
-                .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
-                .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
+        new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).atMost("--minutes", minutes, MAX_MINUTES, "a year")
+                .positive("--batch", batch, MAX_BATCH).positive("--context", context, MAX_CONTEXT).positive("--d-model", dModel, MAX_WIDTH)
+                .positive("--layers", layers, MAX_LAYERS).positive("--heads", heads, MAX_LAYERS).positive("--lr", lr)
+                .nonNegative("--eval-every", evalEvery).positive("--init-std", initStd).outputDirectory("--out", out);
+        ArchitectureOptions.noteDeprecatedName(spec.commandLine().getParseResult());
         images.check(new OptionChecks(spec));
         if (!images.images()) architecture.checkValues(new OptionChecks(spec));
         common.run("train", this::train);
@@ -125,6 +133,7 @@ final class TrainCommand implements Runnable {
         architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
         RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
         if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
+        if (resuming && RunDirectory.finished(checkpoint, saved, settings.steps())) return;
 
         String text = Corpus.read(settings.corpus());
         CharTokenizer tokenizer = CharTokenizer.fit(text);
@@ -164,10 +173,11 @@ final class TrainCommand implements Runnable {
                     .fit();
             ModelFiles.save(out, model, tokenizer);
         }
-        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s, validation loss %.3f nats/char; model saved to %s%n",
+        System.out.printf(Locale.ROOT, "train: %d step%s in %.1f s%s, %s; model saved to %s%n",
                 result.stepsTaken(), result.stepsTaken() == 1 ? "" : "s", result.elapsedNanos() / 1e9,
                 result.startStep() > 0 ? " (from step " + result.startStep() + " to " + result.steps() + ")" : "",
-                result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
+                settings.evalEvery() == 0 ? "no validation (--eval-every 0)" : String.format(Locale.ROOT, "validation loss %.3f nats/char", result.evalLoss()),
+                out.resolve(ModelFiles.WEIGHTS));
         if (result.cancelled()) {
             System.out.printf(Locale.ROOT, "train: interrupted at step %d of %d; checkpoint in %s. Continue with: symbiont train --out %s --resume%n",
                     result.steps(), settings.steps(), checkpoint, out);
@@ -196,6 +206,9 @@ final class TrainCommand implements Runnable {
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
         RunSettings settings = resuming ? RunSettings.resumed(TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)), parsed, this)
                 : RunSettings.fresh(this);
+        if (resuming && RunDirectory.finished(RunDirectory.checkpoint(dir), TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)), settings.steps())) {
+            return;
+        }
         ImageTraining.run(backend, settings, resuming, dir, images.schedule(parsed, this).minutes(), cancellation);
     }
 
@@ -209,13 +222,13 @@ final class TrainCommand implements Runnable {
     /** Windows of one split; a split too small for one batch is an error, not a NaN loss. */
     private static TokenWindows windows(String split, int[] ids, RunSettings s, int stride, String corpusName) {
         int length = s.context();
-        TokenWindows windows = new TokenWindows(ids, length, Math.max(1, stride));
-        if (windows.size() < s.batch()) {
+        int count = ids.length < length + 1 ? 0 : (ids.length - length - 1) / Math.max(1, stride) + 1; // TokenWindows' size, checked first
+        if (count < s.batch()) {
             throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "the %s split of %s (%d characters) holds %d windows of --context %d, fewer than one --batch of %d; "
-                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, windows.size(), length, s.batch()));
+                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, count, length, s.batch()));
         }
-        return windows;
+        return new TokenWindows(ids, length, Math.max(1, stride));
     }
 
     /** The flags that define the run, for {@link RunSettings}. */

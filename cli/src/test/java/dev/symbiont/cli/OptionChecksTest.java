@@ -30,6 +30,15 @@ class OptionChecksTest {
             "generate | --temperature | -1   | --temperature must be 0 or more, got -1.0",
             "demo     | --steps       | 0    | --steps must be a positive integer, got 0",
             "demo     | --lr          | -2   | --lr must be a positive number, got -2.0",
+            "train    | --minutes     | 1e300  | --minutes must be at most 525600 (a year), got 1.0E300",
+            "train    | --batch       | 100000 | --batch must be an integer in [1, 65536], got 100000",
+            "train    | --layers      | 2147483647 | --layers must be an integer in [1, 1024], got 2147483647",
+            "train    | --d-model     | 1000000 | --d-model must be an integer in [1, 65536], got 1000000",
+            "train    | --context     | 2000000 | --context must be an integer in [1, 1048576], got 2000000",
+            "train    | --d-state     | 100000 | --d-state must be an integer in [1, 1024], got 100000",
+            "train    | --experts     | 1000000 | --experts must be an integer in [1, 1024], got 1000000",
+            "train    | --shared-experts | -1  | --shared-experts must be an integer in [0, 1024], got -1",
+            "demo     | --hidden      | 1000000 | --hidden must be an integer in [1, 65536], got 1000000",
     })
     void should_reject_an_out_of_range_option_naming_the_flag_before_any_work(String command, String flag, String value, String message) {
         Path out = dir.resolve("out");
