@@ -21,6 +21,8 @@ import java.util.function.LongConsumer;
 /** Loads a model written by {@code train} and continues a prompt. */
 @Command(name = "generate", description = "Sample text from a trained model.")
 final class GenerateCommand implements Runnable {
+    /** At most a million tokens per call (a megabyte of text, minutes of work); they stream, so memory does not set the limit. */
+    static final int MAX_TOKENS = 1_000_000;
     /** Generated tokens are decoded and printed in groups of this many. */
     static final int PRINT_EVERY = 256;
 
@@ -36,7 +38,7 @@ final class GenerateCommand implements Runnable {
     @Option(names = "--prompt", defaultValue = "From fairest creatures", description = "Text to continue (default: ${DEFAULT-VALUE}).")
     String prompt;
 
-    @Option(names = "--tokens", defaultValue = "400", description = "Characters to generate (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--tokens", defaultValue = "400", description = "Characters to generate, at most 1000000 (default: ${DEFAULT-VALUE}).")
     int tokens;
 
     @Option(names = "--temperature", defaultValue = "0.8", description = "Sampling temperature; 0 is greedy (default: ${DEFAULT-VALUE}).")
@@ -50,7 +52,7 @@ final class GenerateCommand implements Runnable {
 
     @Override
     public void run() {
-        new OptionChecks(spec).nonNegative("--tokens", tokens).nonNegative("--temperature", temperature)
+        new OptionChecks(spec).between("--tokens", tokens, 0, MAX_TOKENS).nonNegative("--temperature", temperature)
                 .nonNegative("--top-k", topK).inRange("--top-p", topP, 0, 1);
         common.run("generate", backend -> generate());
     }
