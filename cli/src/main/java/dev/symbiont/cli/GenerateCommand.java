@@ -61,10 +61,16 @@ final class GenerateCommand implements Runnable {
         checkLanguageModel(model);
         ModelFiles.Loaded loaded = ModelFiles.load(model);
         CausalLM lm = loaded.model();
-        int[] promptIds = loaded.tokenizer().encode(prompt);
+        if (prompt.isEmpty()) throw new IllegalArgumentException("--prompt is empty: give at least one character to continue");
+        int[] promptIds;
+        try {
+            promptIds = loaded.tokenizer().encode(prompt);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--prompt: " + e.getMessage(), e);
+        }
         int context = lm.maxSeq();
         if (promptIds.length > context) {
-            throw new IllegalArgumentException("the prompt is " + promptIds.length + " tokens but the model's context is " + context);
+            throw new IllegalArgumentException("--prompt is " + promptIds.length + " tokens but the model's context is " + context);
         }
         // The text is printed as it is generated, PRINT_EVERY tokens at a time: nothing holds all --tokens of it.
         PrintStream out = System.out;

@@ -148,7 +148,17 @@ final class TrainCommand implements Runnable {
         System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
 
         // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
-        CausalLM model = settings.model(family, tokenizer.vocabSize(), new Generator(settings.seed()), initStd);
+        if (!resuming && family.reads("heads") && dModel % heads != 0) {
+            throw new IllegalArgumentException("--heads " + heads + " must divide --d-model " + dModel + ": each head takes d_model / heads channels");
+        }
+        CausalLM model;
+        try {
+            model = settings.model(family, tokenizer.vocabSize(), new Generator(settings.seed()), initStd);
+        } catch (IllegalArgumentException e) { // a config's own check names its fields, not the flags that set them
+            if (resuming) throw e;
+            throw new IllegalArgumentException("the model options (--d-model, --layers and --arch " + family.flag() + "'s) do not fit together: "
+                    + e.getMessage(), e);
+        }
         this.model = model;
         AdamW optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
         var trainLoader = DataLoader.builder(trainWindows, SequenceExample::collate)

@@ -103,6 +103,10 @@ class CommandLineEdgesTest {
         Path noTokenizer = writeWeights("lm", Map.of("architecture", "gpt"));
         assertOneLine(run("generate", "--model", noTokenizer.toString()), "generate", "--model " + noTokenizer
                 + " has model.safetensors but no tokenizer.json, which generate needs to read the prompt and write text (train writes both)");
+        Path lm = dir.resolve("lm-for-prompts");
+        assertEquals(0, trainTiny(lm).code());
+        assertOneLine(run("generate", "--model", lm.toString(), "--prompt", ""), "generate", "--prompt is empty: give at least one character to continue");
+        assertTrue(run("generate", "--model", lm.toString(), "--prompt", "Z").err().startsWith("symbiont generate: --prompt: "));
         Path file = Files.writeString(dir.resolve("model.txt"), "x");
         assertTrue(run("generate", "--model", file.toString()).err().startsWith("symbiont generate: --model " + file + " is a file"));
     }
@@ -173,6 +177,12 @@ class CommandLineEdgesTest {
                 "--batch", "8", "--context", "16", "--d-model", "16", "--layers", "1", "--heads", "2"));
         args.addAll(java.util.List.of(more));
         return run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void should_name_the_flags_when_the_model_options_do_not_fit_together() throws IOException {
+        assertOneLine(run("train", "--out", dir.resolve("h").toString(), "--d-model", "16", "--heads", "3"), "train",
+                "--heads 3 must divide --d-model 16: each head takes d_model / heads channels");
     }
 
     @Test

@@ -39,7 +39,8 @@ class OptionChecksTest {
             "train    | --d-state     | 100000 | --d-state must be an integer in [1, 1024], got 100000",
             "train    | --experts     | 1000000 | --experts must be an integer in [1, 1024], got 1000000",
             "train    | --shared-experts | -1  | --shared-experts must be an integer in [0, 1024], got -1",
-            "demo     | --hidden      | 1000000 | --hidden must be an integer in [1, 65536], got 1000000",
+            "demo     | --hidden      | 1000000 | --hidden must be an integer in [1, 1024], got 1000000",
+            "demo     | --steps       | 2147483647 | --steps must be an integer in [1, 10000], got 2147483647",
     })
     void should_reject_an_out_of_range_option_naming_the_flag_before_any_work(String command, String flag, String value, String message) {
         Path out = dir.resolve("out");
