@@ -22,7 +22,7 @@ final class GzipMembers extends InputStream {
     private final PushbackInputStream in;
     private final byte[] input;
     private final Inflater inflater = new Inflater(true);
-    private final CRC32 crc = new CRC32();
+    private final CRC32 crc = new CRC32(), headerCrc = new CRC32();
     private int inputLength;
     private long memberBytes;
     private boolean ended;
@@ -100,7 +100,9 @@ final class GzipMembers extends InputStream {
         return new ZipException("trailing bytes after the last gzip member (neither another member nor zero padding)");
     }
 
+    /** A member's header; its bytes go through {@link #headerCrc} for the optional header CRC (FHCRC). */
     private void readHeader() throws IOException {
+        headerCrc.reset();
         if (readByte() != 0x1F || readByte() != 0x8B) throw trailing();
         if (readByte() != 8) throw new ZipException("Unsupported compression method (gzip uses 8, deflate)");
         int flags = readByte();
@@ -108,12 +110,16 @@ final class GzipMembers extends InputStream {
         if ((flags & FEXTRA) != 0) skip((int) readLittleEndian(2));
         if ((flags & FNAME) != 0) skipZeroTerminated();
         if ((flags & FCOMMENT) != 0) skipZeroTerminated();
-        if ((flags & FHCRC) != 0) skip(2);
+        if ((flags & FHCRC) != 0) {
+            long expected = headerCrc.getValue() & 0xFFFF;
+            if (readLittleEndian(2) != expected) throw new ZipException("Corrupt GZIP header: the header CRC does not match");
+        }
     }
 
     private int readByte() throws IOException {
         int c = in.read();
         if (c < 0) throw new EOFException("the gzip stream ends inside a member's header or trailer");
+        headerCrc.update(c);
         return c;
     }
 
