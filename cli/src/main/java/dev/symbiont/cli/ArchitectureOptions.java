@@ -11,6 +11,11 @@ import java.util.Map;
  * error, not silently ignored.
  */
 final class ArchitectureOptions {
+    static final String EXPERTS_PER_TOKEN = "--experts-per-token";
+    private static final String DEPRECATED_TOP_K = "--top-k";
+    /** Upper limits of the family options (as {@link TrainCommand#MAX_LAYERS}: past them a run cannot fit or finish). */
+    private static final int MAX = 1024, MAX_EXPAND = 64;
+
     @Option(names = "--arch", defaultValue = "gpt",
             description = "Model family: gpt (attention + MLP), mamba (selective state space), mamba2 (state space duality, chunked SSD), moe (attention + mixture-of-experts MLPs) (default: ${DEFAULT-VALUE}); "
                     + "with --task fashion-mnist: resnet, convnext or vit (default: resnet).")
@@ -32,7 +37,10 @@ final class ArchitectureOptions {
     @Option(names = "--experts", defaultValue = "8", description = "moe: experts in each layer (default: ${DEFAULT-VALUE}).")
     int experts;
 
-    @Option(names = "--top-k", defaultValue = "2", description = "moe: experts each token is routed to (default: ${DEFAULT-VALUE}).")
+    /** The MoE router's k; --top-k is its old name here, kept working with a note, since in generate --top-k means sampling. */
+    @Option(names = {"--experts-per-token", "--top-k"}, defaultValue = "2",
+            description = "moe: experts each token is routed to, Hugging Face's num_experts_per_tok (default: ${DEFAULT-VALUE}); "
+                    + "--top-k is its deprecated name.")
     int topK;
 
     @Option(names = "--shared-experts", defaultValue = "0", description = "moe: dense experts every token also takes (default: ${DEFAULT-VALUE}).")
@@ -41,9 +49,9 @@ final class ArchitectureOptions {
     /** Range checks of the values, before any work. */
     void checkValues(OptionChecks checks) {
         Architecture.parse(arch);
-        checks.positive("--d-state", dState).positive("--d-conv", dConv).positive("--expand", expand).nonNegative("--head-dim", headDim)
-                .positive("--experts", experts)
-                .positive("--top-k", topK).nonNegative("--shared-experts", sharedExperts);
+        checks.positive("--d-state", dState, MAX).positive("--d-conv", dConv, MAX).positive("--expand", expand, MAX_EXPAND)
+                .between("--head-dim", headDim, 0, TrainCommand.MAX_WIDTH).positive("--experts", experts, MAX)
+                .positive(EXPERTS_PER_TOKEN, topK, MAX).between("--shared-experts", sharedExperts, 0, MAX);
     }
 
     /**
@@ -58,7 +66,7 @@ final class ArchitectureOptions {
             }
         }
         if (fresh && family == Architecture.MOE && topK > experts) {
-            throw new IllegalArgumentException("--top-k " + topK + " exceeds --experts " + experts + ": a token is routed to k of the E experts");
+            throw new IllegalArgumentException(EXPERTS_PER_TOKEN + " " + topK + " exceeds --experts " + experts + ": a token is routed to k of the E experts");
         }
     }
 
@@ -70,7 +78,19 @@ final class ArchitectureOptions {
         return s.toString();
     }
 
-    static String flag(String key) { return "--" + key.replace('_', '-'); }
+    /** The flag of a run setting; the router's k is stored as {@code top_k} (saved runs keep the key). */
+    static String flag(String key) { return key.equals("top_k") ? EXPERTS_PER_TOKEN : "--" + key.replace('_', '-'); }
+
+    /**
+     * One line on standard error when the deprecated name {@code --top-k} was used (picocli
+     * matches both names to the one option, so only the typed arguments tell).
+     */
+    static void noteDeprecatedName(ParseResult parsed) {
+        if (parsed.originalArgs().stream().anyMatch(a -> a.equals(DEPRECATED_TOP_K) || a.startsWith(DEPRECATED_TOP_K + "="))) {
+            System.err.println("train: " + DEPRECATED_TOP_K + " is deprecated for the MoE router, use " + EXPERTS_PER_TOKEN
+                    + " (generate's --top-k is sampling's)");
+        }
+    }
 
     /** The run settings these options define, keyed as {@link RunSettings} stores them. */
     Map<String, String> flags() {

@@ -25,7 +25,8 @@ final class CommonOptions {
 
     /**
      * Runs {@code work} on the chosen backend, under the profiler when {@code --profile} is given
-     * (its table printed afterwards). An I/O failure becomes the command's one-line error.
+     * (its table printed afterwards). An I/O failure or running out of memory becomes the command's
+     * one-line error.
      */
     void run(String label, Work work) {
         Backend backend = backend();
@@ -33,7 +34,9 @@ final class CommonOptions {
             work.run(backend);
             if (session != null) System.out.println(session.report().table());
         } catch (IOException e) {
-            throw new UncheckedIOException(e.getMessage(), e);
+            throw new UncheckedIOException(Failures.message(e), e);
+        } catch (OutOfMemoryError e) { // one line and the bad-input exit code, as every other failure
+            throw new IllegalStateException(Failures.outOfMemory("running " + label, e), e);
         }
     }
 

@@ -21,6 +21,9 @@ import java.util.Locale;
  */
 @Command(name = "demo", description = "Train a tiny MLP on a synthetic regression and print its loss falling.")
 final class DemoCommand implements Runnable {
+    /** The demo runs in seconds; it has no time limit, so its steps and width have one. */
+    static final int MAX_STEPS = 10_000, MAX_HIDDEN = 1024;
+
     @Spec
     CommandSpec spec;
 
@@ -38,7 +41,7 @@ final class DemoCommand implements Runnable {
 
     @Override
     public void run() {
-        new OptionChecks(spec).positive("--steps", steps).positive("--hidden", hidden).positive("--lr", lr);
+        new OptionChecks(spec).positive("--steps", steps, MAX_STEPS).positive("--hidden", hidden, MAX_HIDDEN).positive("--lr", lr);
         common.run("demo", this::train);
     }
 
@@ -66,7 +69,8 @@ final class DemoCommand implements Runnable {
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf(Locale.ROOT, "loss %.5f -> %.5f in %.2f s (%s)%n", first, last, seconds, backend.memory());
         if (!(last < first / 10)) {
-            throw new IllegalStateException("loss did not fall tenfold: " + first + " -> " + last);
+            throw new IllegalStateException("the loss did not fall tenfold in --steps " + steps + " (" + first + " -> " + last
+                    + "): give more --steps or another --lr");
         }
     }
 

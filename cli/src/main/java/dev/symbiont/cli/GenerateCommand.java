@@ -1,6 +1,7 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
+import dev.symbiont.io.Safetensors;
 import dev.symbiont.models.CausalLM;
 import dev.symbiont.models.gpt.Sampling;
 import picocli.CommandLine.Command;
@@ -10,12 +11,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.function.LongConsumer;
 
 /** Loads a model written by {@code train} and continues a prompt. */
 @Command(name = "generate", description = "Sample text from a trained model.")
 final class GenerateCommand implements Runnable {
+    /** At most a million tokens per call (a megabyte of text, minutes of work); they stream, so memory does not set the limit. */
+    static final int MAX_TOKENS = 1_000_000;
+    /** Generated tokens are decoded and printed in groups of this many. */
+    static final int PRINT_EVERY = 256;
+
     @Spec
     CommandSpec spec;
 
@@ -31,7 +41,7 @@ final class GenerateCommand implements Runnable {
     @Option(names = "--prompt", defaultValue = "From fairest creatures", description = "Text to continue (default: ${DEFAULT-VALUE}).")
     String prompt;
 
-    @Option(names = "--tokens", defaultValue = "400", description = "Characters to generate (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--tokens", defaultValue = "400", description = "Characters to generate, at most 1000000 (default: ${DEFAULT-VALUE}).")
     int tokens;
 
     @Option(names = "--temperature", defaultValue = "0.8", description = "Sampling temperature; 0 is greedy (default: ${DEFAULT-VALUE}).")
@@ -45,41 +55,85 @@ final class GenerateCommand implements Runnable {
 
     @Override
     public void run() {
-        new OptionChecks(spec).nonNegative("--tokens", tokens).nonNegative("--temperature", temperature)
+        new OptionChecks(spec).between("--tokens", tokens, 0, MAX_TOKENS).nonNegative("--temperature", temperature)
                 .nonNegative("--top-k", topK).inRange("--top-p", topP, 0, 1);
         common.run("generate", backend -> generate());
     }
 
     private void generate() throws IOException {
+        checkLanguageModel(model);
         ModelFiles.Loaded loaded = ModelFiles.load(model, allowNonFinite);
         CausalLM lm = loaded.model();
-        int[] promptIds = loaded.tokenizer().encode(prompt);
+        if (prompt.isEmpty()) throw new IllegalArgumentException("--prompt is empty: give at least one character to continue");
+        int[] promptIds;
+        try {
+            promptIds = loaded.tokenizer().encode(prompt);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--prompt: " + e.getMessage(), e);
+        }
         int context = lm.maxSeq();
         if (promptIds.length > context) {
-            throw new IllegalArgumentException("the prompt is " + promptIds.length + " tokens but the model's context is " + context);
+            throw new IllegalArgumentException("--prompt is " + promptIds.length + " tokens but the model's context is " + context);
         }
-        long[] all = slidingGenerate(lm, Arrays.stream(promptIds).asLongStream().toArray(), tokens,
-                new Sampling(temperature, topK, topP), new Generator(common.seed));
-        System.out.println(loaded.tokenizer().decode(Arrays.stream(all).mapToInt(v -> (int) v).toArray()));
+        // The text is printed as it is generated, PRINT_EVERY tokens at a time: nothing holds all --tokens of it.
+        PrintStream out = System.out;
+        out.print(loaded.tokenizer().decode(promptIds));
+        int[] pending = new int[PRINT_EVERY];
+        int[] size = {0};
+        slidingGenerate(lm, Arrays.stream(promptIds).asLongStream().toArray(), tokens, new Sampling(temperature, topK, topP),
+                new Generator(common.seed), id -> {
+                    pending[size[0]++] = (int) id;
+                    if (size[0] == PRINT_EVERY) {
+                        out.print(loaded.tokenizer().decode(pending));
+                        size[0] = 0;
+                    }
+                });
+        out.println(loaded.tokenizer().decode(Arrays.copyOf(pending, size[0])));
+    }
+
+    /** --model names a directory holding a language model and its tokenizer, not an image classifier. */
+    private static void checkLanguageModel(Path dir) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("--model " + dir + " is a file; name the directory train wrote (it holds "
+                    + ModelFiles.WEIGHTS + " and " + ModelFiles.TOKENIZER + ")");
+        }
+        Path weights = dir.resolve(ModelFiles.WEIGHTS);
+        if (!Files.exists(weights)) return; // ModelFiles.load says how to train one
+        Map<String, String> metadata = Safetensors.header(weights).metadata();
+        if (ImageOptions.TASK.equals(metadata.get("task"))) {
+            throw new IllegalArgumentException("--model " + dir + " holds an image classifier (" + metadata.get(ImageArchitecture.ARCHITECTURE)
+                    + " on " + ImageOptions.TASK + "), not a language model: evaluate it with `symbiont eval --model " + dir + "`");
+        }
+        if (!Files.exists(dir.resolve(ModelFiles.TOKENIZER))) {
+            throw new IllegalArgumentException("--model " + dir + " has " + ModelFiles.WEIGHTS + " but no " + ModelFiles.TOKENIZER
+                    + ", which generate needs to read the prompt and write text (train writes both)");
+        }
     }
 
     /**
-     * Generates past the context length: whenever the KV cache would overflow, the last half
-     * context of text becomes the prompt of a fresh cache. A recurrent model (Mamba) has no
-     * context limit and generates in one pass.
+     * Generates {@code count} tokens after {@code prompt}, past the context length: whenever the
+     * KV cache would overflow, the last half context of text becomes the prompt of a fresh
+     * cache. A recurrent model (Mamba) has no context limit and generates in one pass. Each
+     * token goes to {@code sink} as it is drawn; at most a context of tokens is held.
      */
-    static long[] slidingGenerate(CausalLM lm, long[] prompt, int count, Sampling sampling, Generator g) {
+    static void slidingGenerate(CausalLM lm, long[] prompt, int count, Sampling sampling, Generator g, LongConsumer sink) {
         int context = lm.maxSeq();
-        long[] out = Arrays.copyOf(prompt, prompt.length + count);
-        int have = prompt.length;
-        while (have < out.length) {
-            int keep = have >= context ? context / 2 : have;
-            long[] window = Arrays.copyOfRange(out, have - keep, have);
-            int n = Math.min(out.length - have, context - keep);
-            long[] next = lm.generate(window, n, sampling, g);
-            System.arraycopy(next, keep, out, have, n);
-            have += n;
+        if (context < 2 && (long) prompt.length + count > context) {
+            throw new IllegalArgumentException("the model's context of " + context + " token cannot slide: generate at most "
+                    + (context - prompt.length) + " --tokens");
         }
-        return out;
+        long[] window = prompt.length < context ? prompt : Arrays.copyOfRange(prompt, prompt.length - context / 2, prompt.length);
+        for (long left = count; left > 0; ) {
+            int n = (int) Math.min(left, context - window.length);
+            // Only a pass that another follows keeps its text (at most a context) for the next window.
+            long[] text = n == left ? null : Arrays.copyOf(window, window.length + n);
+            int[] at = {window.length};
+            lm.generate(window, n, sampling, g, id -> {
+                sink.accept(id);
+                if (text != null) text[at[0]++] = id;
+            });
+            left -= n;
+            if (text != null) window = Arrays.copyOfRange(text, text.length - context / 2, text.length);
+        }
     }
 }

@@ -48,9 +48,17 @@ record ImageData(Path dir, String description) {
         return dir == null ? FashionMnist.subset(split) : FashionMnist.load(dir, split);
     }
 
-    /** The split with Fashion-MNIST's augmentation for it (crop and flip for training, normalisation only for test). */
+    /**
+     * The split with Fashion-MNIST's augmentation for it (crop and flip for training, normalisation
+     * only for test); an empty split is an error, not an accuracy of 0/0.
+     */
     ImageDataset dataset(Split split, long seed) throws IOException {
-        return new ImageDataset(load(split), FashionMnist.augmentation(split), seed);
+        ImageDataset set = new ImageDataset(load(split), FashionMnist.augmentation(split), seed);
+        if (set.size() == 0) {
+            throw new IOException("the " + split.name().toLowerCase(java.util.Locale.ROOT) + " split of " + description()
+                    + " holds no images: there is nothing to evaluate");
+        }
+        return set;
     }
 
     /**

@@ -17,11 +17,13 @@ final class ImageOptions {
     static final String TASK = "fashion-mnist";
     /** Flags only the char-LM reads, rejected for an image run. */
     static final List<String> LM_ONLY = List.of("--corpus", "--context", "--d-model", "--layers", "--heads", "--init-std",
-            "--d-state", "--d-conv", "--expand", "--experts", "--top-k", "--shared-experts");
+            "--d-state", "--d-conv", "--expand", "--experts", ArchitectureOptions.EXPERTS_PER_TOKEN, "--shared-experts");
     /** Flags only an image run reads, rejected for the char-LM. */
     static final List<String> IMAGE_ONLY = List.of("--width", "--data", "--label-smoothing", "--optimizer", "--weight-decay", "--crop-padding");
     /** The training loss's label smoothing when --label-smoothing is not given (docs/decisions.md, "The Fashion-MNIST recipe"). */
     static final double LABEL_SMOOTHING = 0.1;
+    /** Upper limits: a wider model could not fit in memory; padding past the 28-pixel image crops only zeros. */
+    static final int MAX_WIDTH = 4096, MAX_CROP_PADDING = 28;
 
     @Option(names = "--task", defaultValue = "char-lm",
             description = "char-lm (a character-level GPT on --corpus) or fashion-mnist (an image classifier on --data) (default: ${DEFAULT-VALUE}).")
@@ -56,7 +58,7 @@ final class ImageOptions {
     /** --task names a task, --width is positive, --label-smoothing in [0, 1), --optimizer one of ours, --weight-decay and --crop-padding 0 or more. */
     void check(OptionChecks checks) {
         if (!task.equals("char-lm") && !images()) throw checks.fail("--task must be char-lm or " + TASK + ", got " + task);
-        if (width != null) checks.positive("--width", width);
+        if (width != null) checks.positive("--width", width, MAX_WIDTH);
         if (labelSmoothing != null && !(labelSmoothing >= 0 && labelSmoothing < 1)) {
             throw checks.fail("--label-smoothing must be in [0, 1), got " + labelSmoothing);
         }
@@ -68,7 +70,7 @@ final class ImageOptions {
             }
         }
         if (weightDecay != null) checks.nonNegative("--weight-decay", weightDecay);
-        if (cropPadding != null) checks.nonNegative("--crop-padding", cropPadding);
+        if (cropPadding != null) checks.between("--crop-padding", cropPadding, 0, MAX_CROP_PADDING);
     }
 
     /** The shared options' values for an image run: each given flag as given, the others at the image defaults. */

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** The files a training run writes into its {@code --out} directory, and the rule for reusing one. */
 final class RunDirectory {
@@ -42,6 +43,28 @@ final class RunDirectory {
     static String trainCommand(Path dir, String task) {
         boolean holdsRun = FILES.stream().anyMatch(f -> Files.exists(dir.resolve(f)));
         return "symbiont train " + (holdsRun ? "--out " + dir + " --resume" : task + "--out " + dir);
+    }
+
+    /**
+     * Whether a resumed run has nothing to do: its checkpoint is at --steps already (said on
+     * standard output; no file is touched). A checkpoint past --steps is an error: a run cannot
+     * go back to an earlier step.
+     */
+    static boolean finished(Path checkpoint, Map<String, String> saved, long steps) {
+        long step;
+        try {
+            step = Long.parseLong(saved.getOrDefault("step", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(checkpoint + ": the checkpoint's step '" + saved.get("step") + "' is not a number", e);
+        }
+        if (step > steps) {
+            throw new IllegalArgumentException("--steps " + steps + " is below the step " + step + " of the checkpoint in " + checkpoint
+                    + ": a resumed run cannot go back; give --steps above " + step + " or start over with --force");
+        }
+        if (step < steps) return false;
+        System.out.println("train: the run in " + checkpoint.getParent() + " is already at step " + step + " of --steps " + steps
+                + "; nothing to train, no file changed (give a larger --steps to train on)");
+        return true;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.train.Cancellation;
 import dev.symbiont.train.NonFiniteException;
 import dev.symbiont.train.Trainer;
 import dev.symbiont.train.TrainingCheckpoint;
@@ -17,6 +18,16 @@ final class RunEnd {
     static String stepsTaken(Trainer.Result r) {
         return String.format(Locale.ROOT, "%d step%s in %.1f s%s", r.stepsTaken(), r.stepsTaken() == 1 ? "" : "s", r.elapsedNanos() / 1e9,
                 r.startStep() > 0 ? " (from step " + r.startStep() + " to " + r.steps() + ")" : "");
+    }
+
+    /**
+     * The summary's account of the last validation: its loss, or why there was none, never NaN:
+     * {@code --eval-every 0} runs none, and a stop-now request (a second Ctrl-C) skips the last.
+     */
+    static String validation(Trainer.Result r, int evalEvery, Cancellation cancellation) {
+        if (evalEvery == 0) return "no validation (--eval-every 0)";
+        if (cancellation.now()) return "no validation (stopped at once)";
+        return String.format(Locale.ROOT, "validation loss %.3f nats/char", r.evalLoss());
     }
 
     /** After the summary of a run that was stopped early: where it stands and the command that continues it. */

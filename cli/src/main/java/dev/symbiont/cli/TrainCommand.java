@@ -44,6 +44,11 @@ import java.util.concurrent.Callable;
         "Image runs default to --arch resnet, --out runs/fashion-mnist, --steps 3000, --batch 128, --eval-every 250, --minutes 10, "
                 + "--label-smoothing 0.1, and --optimizer sgd (--lr 0.2) for resnet, adamw (--lr 2e-3) for convnext and vit."})
 final class TrainCommand implements Callable<Integer> {
+    /** Upper limits of the size flags: past them a run could only end in an out-of-memory error or never. */
+    static final int MAX_BATCH = 65_536, MAX_CONTEXT = 1 << 20, MAX_WIDTH = 65_536, MAX_LAYERS = 1024;
+    /** --minutes at most a year: the clock's limit is held in milliseconds. */
+    static final double MAX_MINUTES = 365 * 24 * 60;
+
     @Spec
     CommandSpec spec;
 
@@ -89,7 +94,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--lr", defaultValue = "3e-3", description = "Peak learning rate (default: ${DEFAULT-VALUE}; image runs: the optimizer's).")
     double lr;
 
-    @Option(names = "--eval-every", defaultValue = "100", description = "Steps between validation runs (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--eval-every", defaultValue = "100",
+            description = "Steps between validation runs, each with a checkpoint; 0: none during the run (default: ${DEFAULT-VALUE}).")
     int evalEvery;
 
     @Option(names = "--init-std", defaultValue = "0.08", description = "Initial weight spread; mamba, mamba2: of the embeddings (default: ${DEFAULT-VALUE}).")
@@ -117,9 +123,12 @@ final class TrainCommand implements Callable<Integer> {
     /** 0, or 130 (128 + SIGINT) when Ctrl-C stopped the run. */
     @Override
     public Integer call() {
-        new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).positive("--batch", batch)
-                .positive("--context", context).positive("--d-model", dModel).positive("--layers", layers)
-                .positive("--heads", heads).positive("--lr", lr).nonNegative("--eval-every", evalEvery).positive("--init-std", initStd);
+        new OptionChecks(spec).positive("--steps", steps).positive("--minutes", minutes).atMost("--minutes", minutes, MAX_MINUTES, "a year")
+                .positive("--batch", batch, MAX_BATCH).positive("--context", context, MAX_CONTEXT).positive("--d-model", dModel, MAX_WIDTH)
+                .positive("--layers", layers, MAX_LAYERS).positive("--heads", heads, MAX_LAYERS).positive("--lr", lr)
+                .nonNegative("--eval-every", evalEvery).positive("--init-std", initStd).nonNegative("--skip-nonfinite", skipNonFinite)
+                .outputDirectory("--out", out);
+        ArchitectureOptions.noteDeprecatedName(spec.commandLine().getParseResult());
         images.check(new OptionChecks(spec));
         if (!images.images()) architecture.checkValues(new OptionChecks(spec));
         common.run("train", this::train);
@@ -140,6 +149,7 @@ final class TrainCommand implements Callable<Integer> {
         architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
         RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
         if (resume && !resuming) System.out.println("train: no checkpoint in " + out + "; starting a new run");
+        if (resuming && RunDirectory.finished(checkpoint, saved, settings.steps())) return;
         double horizon = RunHorizon.minutes(out, saved, minutes, spec.commandLine().getParseResult().hasMatchedOption("--minutes"));
 
         String text = Corpus.read(settings.corpus());
@@ -154,8 +164,18 @@ final class TrainCommand implements Callable<Integer> {
                 corpusName, ids.length, tokenizer.vocabSize(), trainIds.length, valIds.length);
         System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
 
-        // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
-        CausalLM model = settings.model(family, tokenizer.vocabSize(), new Generator(settings.seed()), initStd);
+        if (!resuming && family.reads("heads") && dModel % heads != 0) {
+            throw new IllegalArgumentException("--heads " + heads + " must divide --d-model " + dModel + ": each head takes d_model / heads channels");
+        }
+        CausalLM model;
+        try {
+            // A wider initial spread than GPT-2's 0.02 (≈ 1/√d_model) learns a small model much faster.
+            model = settings.model(family, tokenizer.vocabSize(), new Generator(settings.seed()), initStd);
+        } catch (IllegalArgumentException e) { // a config's own check names its fields, not the flags that set them
+            if (resuming) throw e;
+            throw new IllegalArgumentException("the model options (--d-model, --layers and --arch " + family.flag() + "'s) do not fit together: "
+                    + e.getMessage(), e);
+        }
         this.model = model;
         AdamW optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
         var trainLoader = DataLoader.builder(trainWindows, SequenceExample::collate)
@@ -180,8 +200,8 @@ final class TrainCommand implements Callable<Integer> {
                             .withClipNorm(1.0))
                     .build()
                     .fit();
-            System.out.printf(Locale.ROOT, "train: %s, validation loss %.3f nats/char; model saved to %s%n",
-                    RunEnd.stepsTaken(result), result.evalLoss(), out.resolve(ModelFiles.WEIGHTS));
+            System.out.printf(Locale.ROOT, "train: %s, %s; model saved to %s%n",
+                    RunEnd.stepsTaken(result), RunEnd.validation(result, settings.evalEvery(), cancellation), out.resolve(ModelFiles.WEIGHTS));
             RunEnd.printInterrupted(result, settings.steps(), out);
             System.out.flush();
         } catch (NonFiniteException e) {
@@ -211,6 +231,7 @@ final class TrainCommand implements Callable<Integer> {
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
         Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)) : null;
         RunSettings settings = resuming ? RunSettings.resumed(saved, parsed, this) : RunSettings.fresh(this);
+        if (resuming && RunDirectory.finished(RunDirectory.checkpoint(dir), saved, settings.steps())) return;
         double horizon = RunHorizon.minutes(dir, saved, images.schedule(parsed, this).minutes(), parsed.hasMatchedOption("--minutes"));
         ImageTraining.run(backend, settings, resuming, dir, horizon, ctrlC, skipNonFinite);
     }
@@ -225,13 +246,13 @@ final class TrainCommand implements Callable<Integer> {
     /** Windows of one split; a split too small for one batch is an error, not a NaN loss. */
     private static TokenWindows windows(String split, int[] ids, RunSettings s, int stride, String corpusName) {
         int length = s.context();
-        TokenWindows windows = new TokenWindows(ids, length, Math.max(1, stride));
-        if (windows.size() < s.batch()) {
+        int count = ids.length < length + 1 ? 0 : (ids.length - length - 1) / Math.max(1, stride) + 1; // TokenWindows' size, checked first
+        if (count < s.batch()) {
             throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "the %s split of %s (%d characters) holds %d windows of --context %d, fewer than one --batch of %d; "
-                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, windows.size(), length, s.batch()));
+                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, count, length, s.batch()));
         }
-        return windows;
+        return new TokenWindows(ids, length, Math.max(1, stride));
     }
 
     /** The flags that define the run, for {@link RunSettings}. */

@@ -109,7 +109,7 @@ class ArchitectureTrainTest {
     @Test
     void should_train_an_moe_with_its_balancing_loss_reported_and_generate_from_it() throws Exception {
         Path out = dir.resolve("moe");
-        Trained t = train(out, "--arch", "moe", "--heads", "2", "--experts", "4", "--top-k", "2", "--shared-experts", "1", "--steps", "6");
+        Trained t = train(out, "--arch", "moe", "--heads", "2", "--experts", "4", "--experts-per-token", "2", "--shared-experts", "1", "--steps", "6");
         assertEquals(0, t.run().code(), t.run().out() + t.run().err());
         assertTrue(t.run().out().contains("train: MoE GPT with"), t.run().out());
         assertTrue(t.run().err().contains(" aux "), "the progress line shows the auxiliary loss: " + t.run().err());
@@ -130,7 +130,7 @@ class ArchitectureTrainTest {
         assertError(train(dir.resolve("a"), "--arch", "mamba", "--experts", "4").run(), "--experts applies to --arch moe, not to this run's --arch mamba");
         assertError(train(dir.resolve("b"), "--d-state", "8").run(), "--d-state applies to --arch mamba and mamba2, not to this run's --arch gpt");
         assertError(train(dir.resolve("c"), "--arch", "mamba", "--heads", "2").run(), "--heads applies to --arch gpt and moe, not to this run's --arch mamba");
-        assertError(train(dir.resolve("d"), "--arch", "moe", "--experts", "2", "--top-k", "3").run(), "--top-k 3 exceeds --experts 2");
+        assertError(train(dir.resolve("d"), "--arch", "moe", "--experts", "2", "--experts-per-token", "3").run(), "--experts-per-token 3 exceeds --experts 2");
         assertError(train(dir.resolve("f"), "--arch", "mamba", "--head-dim", "8").run(), "--head-dim applies to --arch mamba2, not to this run's --arch mamba");
         assertError(train(dir.resolve("e"), "--arch", "rnn").run(), "--arch must be one of gpt, mamba, mamba2, moe, got 'rnn'");
 

@@ -129,7 +129,7 @@ class FashionMnistCommandTest {
                 "--label-smoothing applies only to --task fashion-mnist");
         assertRejected(run("train", "--task", "fashion-mnist", "--label-smoothing", "1"), "train", "--label-smoothing must be in [0, 1), got 1.0");
         assertRejected(run("train", "--task", "fashion-mnist", "--optimizer", "adam"), "train", "--optimizer adam is not one of sgd, adamw");
-        assertRejected(run("train", "--task", "fashion-mnist", "--crop-padding", "-1"), "train", "--crop-padding must be 0 or more, got -1");
+        assertRejected(run("train", "--task", "fashion-mnist", "--crop-padding", "-1"), "train", "--crop-padding must be an integer in [0, 28], got -1");
         assertRejected(run("train", "--optimizer", "sgd", "--out", out.toString()), "train", "--optimizer applies only to --task fashion-mnist");
         assertRejected(run("train", "--task", "mnist"), "train", "--task must be char-lm or fashion-mnist, got mnist");
         assertRejected(run("train", "--task", "fashion-mnist", "--width", "0"), "train", "--width must be a positive integer, got 0");

@@ -25,7 +25,7 @@ class HelpAndVersionTest {
     @org.junit.jupiter.api.Test
     void should_list_the_architecture_options_in_train_help() {
         CliRun r = run("train", "--help");
-        for (String flag : new String[] {"--arch", "--d-state", "--d-conv", "--expand", "--experts", "--top-k", "--shared-experts"}) {
+        for (String flag : new String[] {"--arch", "--d-state", "--d-conv", "--expand", "--experts", "--experts-per-token", "--shared-experts"}) {
             assertTrue(r.out().contains(flag), flag + " in " + r.out());
         }
         assertTrue(r.out().contains("gpt (attention + MLP), mamba"), r.out());
@@ -53,6 +53,7 @@ class HelpAndVersionTest {
         CliRun r = verbose ? run("backends", "--verbose") : run("backends");
         assertEquals(0, r.code(), r.err());
         assertEquals(verbose ? Level.INFO : Level.WARNING, Logger.getLogger("").getLevel());
+        assertEquals(verbose ? Level.FINE : Level.WARNING, Logger.getLogger("dev.symbiont").getLevel(), "the library's DEBUG notes only with --verbose");
         Logger.getLogger("").setLevel(Level.INFO);
     }
 }

@@ -56,7 +56,7 @@ class TrainGenerateCommandTest {
         Path model = trainTiny();
         CliRun r = run("generate", "--model", model.toString(), "--prompt", "the cat sat on the mat. the dog", "--tokens", "5");
         assertEquals(2, r.code());
-        assertEquals("symbiont generate: the prompt is 31 tokens but the model's context is 16", r.err().strip());
+        assertEquals("symbiont generate: --prompt is 31 tokens but the model's context is 16", r.err().strip());
     }
 
     @Test

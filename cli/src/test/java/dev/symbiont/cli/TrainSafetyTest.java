@@ -118,6 +118,8 @@ class TrainSafetyTest {
         assertTrue(r.err().contains("train: stopping now: no validation, the checkpoint is saved after the first step"), r.err());
         assertFalse(r.err().contains("eval loss"), r.err());
         assertTrue(r.err().contains("step 1: checkpoint saved"), r.err());
+        assertTrue(r.out().contains("train: 1 step in ") && r.out().contains(", no validation (stopped at once); model saved to "), r.out());
+        assertFalse(r.out().contains("NaN"), "the skipped validation is said, not printed as a NaN loss: " + r.out());
         assertTrue(r.out().contains("train: interrupted at step 1 of 40"), r.out());
     }
 

@@ -40,6 +40,8 @@ public final class AtomicFiles {
                 body.writeTo(out);
                 out.flush();
                 channel.force(true);
+            } catch (IOException e) {
+                throw naming(target, e);
             }
             move(temp, absolute);
             done = true;
@@ -47,6 +49,15 @@ public final class AtomicFiles {
             if (!done) Files.deleteIfExists(temp);
         }
         syncDirectory(dir);
+    }
+
+    /**
+     * The write's failure naming the file: the JDK's message for a full disk or a failed device
+     * write is only "No space left on device" or "Input/output error".
+     */
+    private static IOException naming(Path target, IOException e) {
+        if (e instanceof java.nio.file.FileSystemException || (e.getMessage() != null && e.getMessage().contains(target.toString()))) return e;
+        return new IOException("cannot write " + target + ": " + e.getMessage(), e);
     }
 
     /** A replaced file keeps its mode, as it would when overwritten in place; a new one gets the umask's. */

@@ -14,6 +14,7 @@ import dev.symbiont.optim.ParamGroup;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * A model that predicts each next token from the ones before it (Hugging Face's
@@ -24,6 +25,11 @@ import java.util.Map;
  * is what a checkpoint records to rebuild the model.
  */
 public abstract class CausalLM extends Module {
+    /** The longest array {@link #generate(long[], int, Sampling, Generator)} returns (the JVMs' array limit). */
+    private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+    /** Slots reserved for new tokens before any is drawn; more are added by doubling as they arrive. */
+    private static final int FIRST_RESERVE = 4096;
+
     /** The {@link #metadata} key naming the model family ({@code gpt}, {@code mamba}); checkpoints without it are GPT's. */
     public static final String ARCHITECTURE = "architecture";
 
@@ -88,16 +94,40 @@ public abstract class CausalLM extends Module {
     /**
      * Continues {@code prompt} by {@code maxNewTokens} tokens: the prompt in one forward over a
      * fresh decoding state, then one forward of a single token per step, in eval mode without
-     * gradients (the previous mode is restored). The context is not cropped.
+     * gradients (the previous mode is restored). The context is not cropped. The result grows as
+     * tokens are drawn: a large count costs time before it costs memory.
      *
      * @param prompt   token ids, at least one
      * @param sampling how each token is picked
      * @param g        the random source of the sampler (the same seed gives the same tokens)
      * @return the prompt followed by the new tokens
      * @throws IllegalArgumentException when the prompt is empty, holds an id outside the
-     *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq
+     *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq or a Java array
      */
     public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g) {
+        if ((long) prompt.length + maxNewTokens > MAX_ARRAY) {
+            throw new IllegalArgumentException(name() + ".generate: prompt of " + prompt.length + " tokens + " + maxNewTokens
+                    + " new tokens exceeds the " + MAX_ARRAY + " a Java array holds; take the tokens as they come with the LongConsumer overload");
+        }
+        var out = new Object() {
+            long[] ids = Arrays.copyOf(prompt, prompt.length + Math.clamp(maxNewTokens, 0, FIRST_RESERVE));
+            int size = prompt.length;
+        };
+        generate(prompt, maxNewTokens, sampling, g, id -> {
+            if (out.size == out.ids.length) out.ids = Arrays.copyOf(out.ids, (int) Math.min(MAX_ARRAY, 2L * out.ids.length));
+            out.ids[out.size++] = id;
+        });
+        return out.size == out.ids.length ? out.ids : Arrays.copyOf(out.ids, out.size);
+    }
+
+    /**
+     * As {@link #generate(long[], int, Sampling, Generator)}, handing each new token to
+     * {@code onToken} as soon as it is drawn and keeping none: memory is the decoding state's,
+     * whatever the count (a recurrent model's is constant).
+     *
+     * @param onToken receives the {@code maxNewTokens} new token ids in order
+     */
+    public void generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g, LongConsumer onToken) {
         String op = name() + ".generate";
         if (prompt.length == 0) throw new IllegalArgumentException(op + ": the prompt is empty");
         if (maxNewTokens < 0) throw new IllegalArgumentException(op + ": maxNewTokens must be >= 0, got " + maxNewTokens);
@@ -110,23 +140,22 @@ public abstract class CausalLM extends Module {
                 throw new IllegalArgumentException(op + ": prompt token " + i + " = " + prompt[i] + " is outside [0, " + vocab() + ")");
             }
         }
-        long[] out = Arrays.copyOf(prompt, prompt.length + maxNewTokens);
-        if (maxNewTokens == 0) return out;
+        if (maxNewTokens == 0) return;
         boolean wasTraining = isTraining();
         eval();
         try (var noGrad = GradMode.disabled(); var onModel = Backends.use(parameters().getFirst().value().backend())) {
-            DecodingState state = newState(out.length);
+            DecodingState state = newState(prompt.length + maxNewTokens);              // <= maxSeq: checked above
             Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
-            for (int n = prompt.length; n < out.length; n++) {
+            for (int n = 0; n < maxNewTokens; n++) {
                 Tensor logits = forward(input, state);                                 // (1, seq, vocab)
                 float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
-                out[n] = Sampler.sample(last, sampling, g);
-                input = Tensor.fromArray(new long[] {out[n]}, 1, 1);
+                long next = Sampler.sample(last, sampling, g);
+                onToken.accept(next);
+                input = Tensor.fromArray(new long[] {next}, 1, 1);
             }
         } finally {
             if (wasTraining) train();
         }
-        return out;
     }
 
     /** The model's name in error messages. */

@@ -150,7 +150,7 @@ public final class MetricsWriter implements Closeable {
             out.newLine();
             out.flush();
         } catch (IOException e) {
-            throw new UncheckedIOException("metrics " + file + ": write failed", e);
+            throw new UncheckedIOException("metrics " + file + ": write failed: " + e.getMessage(), e);
         }
     }
 

@@ -52,10 +52,22 @@ class AtomicFilesTest {
             out.write(new byte[100_000]);
             throw new IOException("disk full");
         }));
-        assertEquals("disk full", e.getMessage());
+        assertEquals("cannot write " + file + ": disk full", e.getMessage());
         assertArrayEquals(new byte[] {9, 9}, Files.readAllBytes(file));
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(List.of(file), s.toList());
+        }
+    }
+
+    @Test
+    void aFailedWriteNamesTheFileTheJdkMessageLeavesOut() throws IOException {
+        Path file = dir.resolve("model.safetensors");
+        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(file, out -> {
+            throw new IOException("No space left on device"); // what FileChannel.write says on a full disk
+        }));
+        assertEquals("cannot write " + file + ": No space left on device", e.getMessage());
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "the temporary file is removed");
         }
     }
 }

@@ -31,10 +31,10 @@ final class GemmSelection {
 
     /**
      * The one log line of the selection: WARNING when the JVM left the fast path out (the
-     * EJML path is ≈ 50× slower and the fix is a JVM flag), INFO when it runs or was chosen.
+     * EJML path is ≈ 50× slower and the fix is a JVM flag), DEBUG (quiet by default) when it runs or was chosen.
      */
     static Level level(Choice choice) {
-        return choice.path() == GemmPath.EJML && !choice.reason().startsWith("forced") ? Level.WARNING : Level.INFO;
+        return choice.path() == GemmPath.EJML && !choice.reason().startsWith("forced") ? Level.WARNING : Level.DEBUG;
     }
 
     static String message(Choice choice) {

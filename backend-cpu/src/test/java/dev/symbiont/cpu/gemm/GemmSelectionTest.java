@@ -31,8 +31,8 @@ class GemmSelectionTest {
         assertEquals(System.Logger.Level.WARNING, GemmSelection.level(fallback));
         assertTrue(GemmSelection.message(fallback).contains("--add-modules jdk.incubator.vector"), GemmSelection.message(fallback));
         assertTrue(GemmSelection.message(fallback).contains("50x slower"), GemmSelection.message(fallback));
-        assertEquals(System.Logger.Level.INFO, GemmSelection.level(GemmSelection.choose("ejml", AVAILABLE)));
-        assertEquals(System.Logger.Level.INFO, GemmSelection.level(GemmSelection.choose(null, AVAILABLE)));
+        assertEquals(System.Logger.Level.DEBUG, GemmSelection.level(GemmSelection.choose("ejml", AVAILABLE)));
+        assertEquals(System.Logger.Level.DEBUG, GemmSelection.level(GemmSelection.choose(null, AVAILABLE)));
     }
 
     @Test

@@ -195,7 +195,7 @@ public final class Backends {
         for (BackendProvider p : providers()) {
             Availability a = p.availability();
             if (a.available()) return get(p.name());
-            LOG.log(System.Logger.Level.INFO, "backend " + p.name() + " skipped: " + a.reason());
+            LOG.log(System.Logger.Level.DEBUG, "backend " + p.name() + " skipped: " + a.reason());
         }
         throw new IllegalStateException("no backend can run here; providers: " + describe());
     }

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
@@ -22,7 +21,9 @@ import java.util.zip.ZipException;
  * sizes whose product overflows or exceeds a Java array, and the sizes against the bytes present
  * — a raw file against its length before anything is allocated, a gzip stream as it is
  * decompressed, in 1 MiB pieces joined at the end, so a hostile header cannot make the reader
- * allocate more than twice the data that is really there. Every failure is an
+ * allocate more than twice the data that is really there; data past {@link #MAX_DATA_BYTES} or past
+ * the JVM's heap limit is refused before any is read. A gzip file may hold several members but
+ * nothing else after them except zero padding ({@code gzip -t}'s rule). Every failure is an
  * {@link IdxFormatException} naming the file and the byte offset.
  */
 public final class IdxReader {
@@ -30,6 +31,11 @@ public final class IdxReader {
     public static final int UNSIGNED_BYTE = 0x08;
     /** More dimensions than this is not an image data set; MNIST uses 1 (labels) and 3 (images). */
     public static final int MAX_DIMS = 8;
+    /**
+     * The most data bytes read from one file: 1 GiB, twenty times Fashion-MNIST's training images
+     * and above EMNIST's largest file (0.64 GB), so that a lying or runaway header fails at once.
+     */
+    public static final long MAX_DATA_BYTES = 1L << 30;
     /** The largest Java byte array the JVMs allow. */
     static final long MAX_ELEMENTS = Integer.MAX_VALUE - 8;
     /** A gzip stream's data is read in pieces of this size, so a lying header allocates nothing large. */
@@ -58,9 +64,9 @@ public final class IdxReader {
         boolean gzip = in.read() == 0x1f && in.read() == 0x8b;
         in.reset();
         if (!gzip) return new Parse(source, false, in, rawLength).run();
-        GZIPInputStream gunzip;
+        GzipMembers gunzip;
         try {
-            gunzip = new GZIPInputStream(in, 1 << 16);
+            gunzip = new GzipMembers(in, 1 << 16);
         } catch (ZipException | EOFException e) { // a corrupt or cut-off gzip header, not an I/O failure
             throw new IdxFormatException(source, true, 0, "corrupt gzip header: " + e.getMessage(), e);
         }
@@ -135,11 +141,21 @@ public final class IdxReader {
                             + " hold more than the " + MAX_ELEMENTS + " elements a Java array holds");
                 }
             }
+            if (elements > MAX_DATA_BYTES) {
+                throw fail(4, "dimensions " + Arrays.toString(dims) + " hold " + elements + " bytes of data, more than the " + MAX_DATA_BYTES
+                        + " an IDX file may hold here (" + (MAX_DATA_BYTES >> 20) + " MiB)");
+            }
             long header = 4L + 4L * ndims;
             if (length >= 0 && length != header + elements) {
                 throw fail(Math.min(length, header + elements), "the header's dimensions " + Arrays.toString(dims) + " need "
                         + elements + " data bytes after the " + header + "-byte header (" + (header + elements)
                         + " bytes in all), but the file has " + length + " bytes");
+            }
+            long needed = gzip ? 2 * elements : elements; // a gzip stream's data is read in pieces, then joined
+            long heap = Runtime.getRuntime().maxMemory(); // the limit, not what is free now: garbage is not known until collected
+            if (needed > heap) {
+                throw fail(4, "dimensions " + Arrays.toString(dims) + " need " + needed + " bytes of memory to read, more than this JVM's "
+                        + "heap limit of " + heap + " bytes; raise it (-Xmx)");
             }
             byte[] data = readData((int) elements, dims, header);
             if (in.read() != -1) {

@@ -2,8 +2,7 @@ package dev.symbiont.models.gpt;
 
 import dev.symbiont.core.Generator;
 
-import java.util.Comparator;
-import java.util.stream.IntStream;
+import java.util.Arrays;
 
 /**
  * Picks a token from one row of logits according to a {@link Sampling}, on the host in double
@@ -51,9 +50,16 @@ public final class Sampler {
         // softmax(logits / T), shifted by the max for stability.
         double max = Double.NEGATIVE_INFINITY;
         for (float l : logits) max = Math.max(max, l);
+        if (max == Double.NEGATIVE_INFINITY) {
+            throw new IllegalArgumentException("Sampler: all " + n + " logits are -Infinity: every token is masked, none can be drawn");
+        }
         for (int i = 0; i < n; i++) p[i] = Math.exp((logits[i] - max) / s.temperature());
-        Integer[] order = IntStream.range(0, n).boxed().sorted(Comparator.comparingDouble((Integer i) -> -logits[i])).toArray(Integer[]::new);
         int keep = s.topK() == 0 ? n : Math.min(s.topK(), n);
+        if (keep == n && s.topP() >= 1) { // no filter: no ranking needed (a large vocabulary makes the ranking the cost of a step)
+            normalise(p, null, n);
+            return p;
+        }
+        int[] order = ranking(logits);
         normalise(p, order, keep);
         if (s.topP() < 1) {
             double mass = 0;
@@ -65,14 +71,32 @@ public final class Sampler {
         return p;
     }
 
-    /** Zeroes every token ranked at or after {@code keep} and rescales the rest to sum to 1. */
-    private static void normalise(double[] p, Integer[] order, int keep) {
-        double total = 0;
-        for (int r = 0; r < order.length; r++) {
-            if (r >= keep) p[order[r]] = 0;
-            else total += p[order[r]];
+    /**
+     * Token ids by descending logit, ties by ascending id: one primitive sort of keys that hold
+     * the logit's order in the high 32 bits and the id in the low ones.
+     */
+    static int[] ranking(float[] logits) {
+        long[] keys = new long[logits.length];
+        for (int i = 0; i < logits.length; i++) {
+            int bits = Float.floatToIntBits(logits[i]);
+            int ascending = bits ^ ((bits >> 31) & 0x7FFF_FFFF); // orders as the floats do, -0.0 below 0.0
+            keys[i] = ((long) ~ascending << 32) | i;             // ~ reverses the order without overflow
         }
-        for (int r = 0; r < keep; r++) p[order[r]] /= total;
+        Arrays.sort(keys);
+        int[] order = new int[keys.length];
+        for (int r = 0; r < keys.length; r++) order[r] = (int) keys[r];
+        return order;
+    }
+
+    /** Zeroes every token ranked at or after {@code keep} and rescales the rest to sum to 1; a null order keeps all. */
+    private static void normalise(double[] p, int[] order, int keep) {
+        double total = 0;
+        for (int r = 0; r < p.length; r++) {
+            int i = order == null ? r : order[r];
+            if (r >= keep) p[i] = 0;
+            else total += p[i];
+        }
+        for (int r = 0; r < keep; r++) p[order == null ? r : order[r]] /= total;
     }
 
     /** The index of the largest logit (the first of equal ones). */

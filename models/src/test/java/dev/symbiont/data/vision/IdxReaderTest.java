@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -127,13 +128,13 @@ class IdxReaderTest {
         failsMentioning(file("product.idx", product), 4, "dimensions [65536, 65536]...", "more than the 2147483639 elements");
         failsMentioning(file("single.idx", single), 4, "dimension 0 is 4294967295");
         // Within an array but far beyond the file: refused from the length (raw) or as data arrives (gzip).
-        byte[] big = {0, 0, 8, 1, 0x7F, 0, 0, 0, 1, 2, 3};
+        byte[] big = {0, 0, 8, 1, 0x04, 0, 0, 0, 1, 2, 3}; // 64 MiB: within the data limit
         Path rawFile = file("big.idx", big), gzFile = file("big.idx.gz", gzip(big));
         long allocated = Allocation.of(() -> assertThrows(IdxFormatException.class, () -> IdxReader.read(rawFile)));
         assertTrue(allocated < 4 << 20, "allocated " + allocated);
         allocated = Allocation.of(() -> assertThrows(IdxFormatException.class, () -> IdxReader.read(gzFile)));
         assertTrue(allocated < 4 << 20, "allocated " + allocated);
-        failsMentioning(gzFile, 11, "truncated", "need 2130706432 data bytes", "ends after 3");
+        failsMentioning(gzFile, 11, "truncated", "need 67108864 data bytes", "ends after 3");
     }
 
     @Test
@@ -156,7 +157,7 @@ class IdxReaderTest {
         byte[] z = gzip(raw(sample()));
         byte[] crc = z.clone();
         crc[z.length - 6] ^= 1; // the CRC-32 in the trailer
-        failsMentioning(file("crc.idx.gz", crc), 40, "corrupt gzip data", "Corrupt GZIP trailer");
+        failsMentioning(file("crc.idx.gz", crc), 40, "corrupt gzip data", "CRC-32 mismatch");
         failsMentioning(file("cut.gz", Arrays.copyOf(z, z.length - 9)), 40, "corrupt gzip data");
         byte[] method = z.clone();
         method[2] = 7; // compression method 8 (deflate) is the only one
@@ -170,5 +171,35 @@ class IdxReaderTest {
     void anEmptyArrayIsLegal() throws IOException {
         IdxArray empty = new IdxArray(new int[] {0, 28, 28}, new byte[0]);
         assertEquals(empty, IdxReader.read(file("empty.idx", raw(empty))));
+    }
+
+    @Test
+    void aGzipFileOfSeveralMembersReadsAsTheirConcatenation() throws IOException {
+        byte[] bytes = raw(sample());
+        byte[] first = gzip(Arrays.copyOf(bytes, 17)), second = gzip(Arrays.copyOfRange(bytes, 17, bytes.length));
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        assertEquals(sample(), IdxReader.read(file("two.idx.gz", both)));
+        byte[] padded = Arrays.copyOf(gzip(bytes), gzip(bytes).length + 5);
+        assertEquals(sample(), IdxReader.read(file("padded.idx.gz", padded)), "zero padding after the last member, as gzip -t allows");
+    }
+
+    @Test
+    void bytesAfterTheLastGzipMemberAreRejectedAsGzipTDoes() throws IOException {
+        byte[] z = gzip(raw(sample()));
+        byte[] garbage = Arrays.copyOf(z, z.length + 3);
+        garbage[z.length] = 'x';
+        failsMentioning(file("garbage.idx.gz", garbage), 40, "corrupt gzip data", "trailing bytes after the last gzip member");
+        byte[] zerosThenGarbage = Arrays.copyOf(z, z.length + 3);
+        zerosThenGarbage[z.length + 2] = 1;
+        failsMentioning(file("zeros-garbage.idx.gz", zerosThenGarbage), 40, "trailing bytes after the last gzip member");
+    }
+
+    @Test
+    void aHeaderDeclaringMoreThanTheDataLimitIsRejectedBeforeAnythingIsRead() throws IOException {
+        // 2^15 x 2^15 + 1 x 1: one byte over a GiB, in a 30-byte gzip file that could never hold it.
+        ByteBuffer header = ByteBuffer.allocate(16).put(new byte[] {0, 0, 8, 3}).putInt(1 << 15).putInt((1 << 15) + 1).putInt(1);
+        failsMentioning(file("huge.idx.gz", gzip(header.array())), 4, "[32768, 32769, 1]", "more than the " + IdxReader.MAX_DATA_BYTES);
+        failsMentioning(file("huge.idx", header.array()), 4, "(1024 MiB)");
     }
 }

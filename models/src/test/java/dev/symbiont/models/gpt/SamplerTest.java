@@ -77,4 +77,37 @@ class SamplerTest {
         assertTrue(e.getMessage().contains("logit 1"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Sampler.argmax(new float[0]));
     }
+
+    @Test
+    void should_refuse_logits_that_mask_every_token_instead_of_returning_nan() {
+        float[] masked = {Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY};
+        for (Sampling s : new Sampling[] {Sampling.temperature(1), Sampling.temperature(1).withTopP(0.5), Sampling.temperature(0.7).withTopK(2)}) {
+            var e = assertThrows(IllegalArgumentException.class, () -> Sampler.distribution(masked, s));
+            assertTrue(e.getMessage().contains("all 3 logits are -Infinity"), e.getMessage());
+        }
+    }
+
+    /** The ranking top-k and top-p keep: descending logit, ties (and 0.0 above -0.0) by ascending id, as a boxed comparator sorts. */
+    @Test
+    void should_rank_tokens_as_a_descending_stable_sort_of_the_logits() {
+        var rng = new java.util.Random(3);
+        for (int trial = 0; trial < 200; trial++) {
+            float[] logits = new float[1 + rng.nextInt(40)];
+            float[] pool = {0f, -0f, 1f, -1f, 3.5f, Float.NEGATIVE_INFINITY, Float.MAX_VALUE, -Float.MAX_VALUE, Float.MIN_VALUE};
+            for (int i = 0; i < logits.length; i++) logits[i] = rng.nextBoolean() ? pool[rng.nextInt(pool.length)] : (float) rng.nextGaussian();
+            int[] expected = java.util.stream.IntStream.range(0, logits.length).boxed()
+                    .sorted(java.util.Comparator.comparingDouble((Integer i) -> -logits[i]).thenComparingInt(i -> i))
+                    .mapToInt(Integer::intValue).toArray();
+            assertArrayEquals(expected, Sampler.ranking(logits), java.util.Arrays.toString(logits));
+        }
+    }
+
+    @Test
+    void should_sample_a_large_vocabulary_without_ranking_it_when_no_filter_applies() {
+        float[] logits = new float[1 << 20];
+        logits[12345] = 30;
+        double[] p = Sampler.distribution(logits, Sampling.temperature(1));
+        assertEquals(1 / (1 + ((1 << 20) - 1) * Math.exp(-30)), p[12345], 1e-9, "a million sums of 1e-13 round in the last bits");
+        assertEquals(12345, Sampler.sample(logits, Sampling.temperature(1).withTopP(0.5), new Generator(1)));
+    }
 }

@@ -186,4 +186,22 @@ class MambaLMTest {
         e = assertThrows(IllegalArgumentException.class, () -> model.loss(ids(1, 4, 0), ids(1, 5, 0)));
         assertTrue(e.getMessage().contains("MambaLM.loss"), e.getMessage());
     }
+
+    /** A count of 2^31 - 16 tokens (Mamba has no context limit) starts at once: nothing is reserved for tokens not yet drawn. */
+    @Test
+    void generatingAHugeCountStreamsTokensWithoutReservingThem() {
+        MambaLM model = model();
+        long[] prompt = {3, 1, 4};
+        Sampling s = Sampling.temperature(0.9);
+        List<Long> streamed = new ArrayList<>();
+        class Enough extends RuntimeException {}
+        assertThrows(Enough.class, () -> model.generate(prompt, Integer.MAX_VALUE - 16, s, new Generator(8), id -> {
+            streamed.add(id);
+            if (streamed.size() == 20) throw new Enough();
+        }));
+        long[] whole = model.generate(prompt, 20, s, new Generator(8));
+        assertEquals(Arrays.stream(whole).skip(3).boxed().toList(), streamed, "the streamed tokens are the array's");
+        var e = assertThrows(IllegalArgumentException.class, () -> model.generate(prompt, Integer.MAX_VALUE - 4, s, new Generator(8)));
+        assertTrue(e.getMessage().contains("a Java array holds"), e.getMessage());
+    }
 }
