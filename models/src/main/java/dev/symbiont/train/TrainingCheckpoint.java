@@ -85,6 +85,15 @@ public final class TrainingCheckpoint {
         return meta;
     }
 
+    /**
+     * Checks, before a run rebuilds its model from {@code file}'s metadata, that the config there
+     * describes the checkpoint's model tensors ({@link dev.symbiont.io.ConfigPreflight}): a damaged
+     * config is refused naming the file before a model of its size is built.
+     */
+    public static void preflight(Path file, java.util.function.Supplier<? extends Module> build) throws IOException {
+        dev.symbiont.io.ConfigPreflight.check(file, Safetensors.header(file), "model.", build);
+    }
+
     /** Saves only the model's weights (state-dict keys, no prefix): what `generate` needs. */
     public static void saveWeights(Path file, Module model, Map<String, String> metadata) throws IOException {
         try (var write = HostTransfer.CHECKPOINT.allow()) {
