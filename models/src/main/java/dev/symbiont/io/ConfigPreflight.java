@@ -50,7 +50,7 @@ public final class ConfigPreflight {
             throw new IllegalArgumentException(file + ": its config declares a model far larger than the " + stored.size()
                     + " tensors it holds" + layerMismatch(header.metadata(), stored.keySet()) + "; refusing to build it");
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(file + ": its config does not describe a buildable model: " + e.getMessage(), e);
+            throw new IllegalArgumentException(file + ": its config does not describe a buildable model: " + shortened(e.getMessage()), e);
         }
         List<String> missing = new ArrayList<>(), unexpected = new ArrayList<>();
         List<LoadReport.Mismatch> mismatched = new ArrayList<>();
@@ -66,6 +66,12 @@ public final class ConfigPreflight {
                     + ": " + report);
         }
         return model;
+    }
+
+    /** A message that echoes the file's own text, cut so the error stays one readable line. */
+    static String shortened(String message) {
+        String m = String.valueOf(message);
+        return m.length() <= 300 ? m : m.substring(0, 300) + "... (" + m.length() + " characters)";
     }
 
     /** ", n_layers is 46341 but the tensors hold 2 layers" when the metadata's layer count is not the keys'. */
