@@ -88,8 +88,9 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
 
     /** Saved settings that are whole numbers of at least 1, or at least 0, and finite non-negative numbers. */
     private static final Set<String> POSITIVE = Set.of("batch", "context", "d_model", "layers", "heads", "d_state", "d_conv",
-            "expand", "head_dim", "experts", "top_k", "width");
-    private static final Set<String> NON_NEGATIVE = Set.of("steps", "eval_every", "shared_experts", "crop_padding");
+            "expand", "experts", "top_k", "width");
+    private static final Set<String> NON_NEGATIVE = Set.of("steps", "eval_every", "shared_experts", "crop_padding",
+            "head_dim");                                             // head_dim 0: chosen from the width
     private static final Set<String> FINITE = Set.of("lr", "weight_decay", "minutes", "dropout", "warmup");
 
     /**
