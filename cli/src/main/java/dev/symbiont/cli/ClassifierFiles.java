@@ -1,7 +1,10 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
+import dev.symbiont.io.ConfigPreflight;
+import dev.symbiont.io.NonFiniteWeights;
 import dev.symbiont.io.Safetensors;
+import dev.symbiont.io.SafetensorsHeader;
 import dev.symbiont.io.SafetensorsFile;
 import dev.symbiont.models.ImageClassifier;
 
@@ -25,19 +28,29 @@ final class ClassifierFiles {
     }
 
     /** Loads a model saved by {@link #save}, in eval mode; a key or shape that disagrees with the metadata's model is named. */
-    static Loaded load(Path dir) throws IOException {
+    static Loaded load(Path dir) throws IOException { return load(dir, false); }
+
+    /** As {@link #load(Path)}; {@code allowNonFinite} accepts NaN or infinite weights instead of refusing them. */
+    static Loaded load(Path dir, boolean allowNonFinite) throws IOException {
         Path weights = dir.resolve(ModelFiles.WEIGHTS);
         if (!Files.exists(weights)) {
             throw new IOException("no model at " + weights + " (train one with `" + RunDirectory.trainCommand(dir, "--task fashion-mnist ") + "`)");
         }
+        SafetensorsHeader header = Safetensors.header(weights);
+        ConfigPreflight.check(weights, header, "", () -> ImageArchitecture.load(header.metadata(), new Generator(0)));
         SafetensorsFile file = Safetensors.read(weights);
+        NonFiniteWeights.check(weights, file.tensors(), allowNonFinite);
         ImageClassifier model;
         try {
             model = ImageArchitecture.load(file.metadata(), new Generator(0));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(weights + ": " + e.getMessage(), e);
         }
-        model.loadStateDict(file.tensors(), true);
+        try {
+            model.loadStateDict(file.tensors(), true);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(weights + ": " + e.getMessage(), e);
+        }
         model.eval();
         return new Loaded(model, file.metadata());
     }

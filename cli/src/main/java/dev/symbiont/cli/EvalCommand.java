@@ -26,6 +26,9 @@ final class EvalCommand implements Runnable {
     @Option(names = "--model", defaultValue = "runs/fashion-mnist", description = "Directory written by train (default: ${DEFAULT-VALUE}).")
     Path model;
 
+    @Option(names = "--allow-nonfinite-weights", description = "Load a model whose weights hold NaN or infinite values instead of refusing it.")
+    boolean allowNonFinite;
+
     @Option(names = "--data", paramLabel = "DIR|subset", description = "A directory with the four IDX files, or 'subset' (default: the data the model was trained on).")
     String data;
 
@@ -33,7 +36,7 @@ final class EvalCommand implements Runnable {
     public void run() { common.run("eval", this::evaluate); }
 
     private void evaluate(Backend backend) throws IOException {
-        ClassifierFiles.Loaded loaded = ClassifierFiles.load(model);
+        ClassifierFiles.Loaded loaded = ClassifierFiles.load(model, allowNonFinite);
         ImageData source = ImageData.of(data != null ? data : loaded.metadata().get("data"));
         var test = source.dataset(Split.TEST, common.seed);
         System.out.printf(Locale.ROOT, "eval: %s (width %s, %,d parameters) from %s on %s, %,d test images, on %s%n",

@@ -35,6 +35,9 @@ final class GenerateCommand implements Runnable {
     @Option(names = "--model", defaultValue = "runs/char-gpt", description = "Directory written by train (default: ${DEFAULT-VALUE}).")
     Path model;
 
+    @Option(names = "--allow-nonfinite-weights", description = "Load a model whose weights hold NaN or infinite values instead of refusing it.")
+    boolean allowNonFinite;
+
     @Option(names = "--prompt", defaultValue = "From fairest creatures", description = "Text to continue (default: ${DEFAULT-VALUE}).")
     String prompt;
 
@@ -59,7 +62,7 @@ final class GenerateCommand implements Runnable {
 
     private void generate() throws IOException {
         checkLanguageModel(model);
-        ModelFiles.Loaded loaded = ModelFiles.load(model);
+        ModelFiles.Loaded loaded = ModelFiles.load(model, allowNonFinite);
         CausalLM lm = loaded.model();
         if (prompt.isEmpty()) throw new IllegalArgumentException("--prompt is empty: give at least one character to continue");
         int[] promptIds;

@@ -34,6 +34,7 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
             throw new IllegalArgumentException("the checkpoint in --out has no run settings (written by an older version); start over with --force");
         }
         if (!values.containsKey("arch")) values.put("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
+        checkSaved(values);
         command.flags().forEach((key, given) -> {
             String flag = ArchitectureOptions.flag(key);
             if (!parsed.hasMatchedOption(flag)) return;
@@ -84,4 +85,53 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
     String text(String key, String fallback) { return values.getOrDefault(key, fallback); }
 
     int integer(String key) { return Integer.parseInt(values.get(key)); }
+
+    /** Saved settings that are whole numbers of at least 1, or at least 0, and finite non-negative numbers. */
+    private static final Set<String> POSITIVE = Set.of("batch", "context", "d_model", "layers", "heads", "d_state", "d_conv",
+            "expand", "experts", "top_k", "width");
+    private static final Set<String> NON_NEGATIVE = Set.of("steps", "eval_every", "shared_experts", "crop_padding",
+            "head_dim");                                             // head_dim 0: chosen from the width
+    private static final Set<String> FINITE = Set.of("lr", "weight_decay", "minutes", "dropout", "warmup");
+
+    /**
+     * The saved settings held to the ranges their command-line options have, so a damaged
+     * checkpoint is refused naming the setting instead of failing later with a parser's message.
+     */
+    static void checkSaved(Map<String, String> values) {
+        for (var e : values.entrySet()) {
+            String key = e.getKey(), v = e.getValue();
+            if (POSITIVE.contains(key) || NON_NEGATIVE.contains(key)) {
+                long n;
+                try {
+                    n = Long.parseLong(v.strip());
+                } catch (NumberFormatException ex) {
+                    throw new IllegalArgumentException("the checkpoint's saved setting run." + key + " is '" + v + "', not a whole number");
+                }
+                long min = POSITIVE.contains(key) ? 1 : 0;
+                if (n < min || n > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException("the checkpoint's saved setting run." + key + " is " + n + ", outside ["
+                            + min + ", " + Integer.MAX_VALUE + "]");
+                }
+            } else if (FINITE.contains(key)) {
+                double d;
+                try {
+                    d = Double.parseDouble(v.strip());
+                } catch (NumberFormatException ex) {
+                    throw new IllegalArgumentException("the checkpoint's saved setting run." + key + " is '" + v + "', not a number");
+                }
+                if (!Double.isFinite(d) || d < 0) {
+                    throw new IllegalArgumentException("the checkpoint's saved setting run." + key + " is " + v + "; it must be a finite number >= 0");
+                }
+            } else if (key.equals("seed")) {
+                try {
+                    Long.parseLong(v.strip());
+                } catch (NumberFormatException ex) {
+                    throw new IllegalArgumentException("the checkpoint's saved setting run.seed is '" + v + "', not a whole number");
+                }
+            }
+        }
+        for (String required : new String[] {"steps", "batch", "lr", "seed"}) {
+            if (!values.containsKey(required)) throw new IllegalArgumentException("the checkpoint's saved settings have no run." + required);
+        }
+    }
 }

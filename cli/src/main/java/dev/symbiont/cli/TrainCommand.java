@@ -1,6 +1,7 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
+import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.data.DataLoader;
 import dev.symbiont.data.TokenWindows;
@@ -145,6 +146,7 @@ final class TrainCommand implements Callable<Integer> {
         Path checkpoint = RunDirectory.checkpoint(out);
         boolean resuming = resume && Files.exists(checkpoint);
         Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(checkpoint) : null;
+        if (resuming) TrainingCheckpoint.preflight(checkpoint, () -> Architecture.load(saved, new Generator(0), Gpt.GPT2_INIT_STD));
         Architecture family = resuming ? Architecture.of(saved) : Architecture.parse(architecture.arch);
         architecture.checkApplies(spec.commandLine().getParseResult(), family, !resuming);
         RunSettings settings = resuming ? RunSettings.resumed(saved, spec.commandLine().getParseResult(), this) : RunSettings.fresh(this);
@@ -230,6 +232,7 @@ final class TrainCommand implements Callable<Integer> {
         boolean resuming = resume && Files.exists(RunDirectory.checkpoint(dir));
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
         Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)) : null;
+        if (resuming) TrainingCheckpoint.preflight(RunDirectory.checkpoint(dir), () -> ImageArchitecture.load(saved, new Generator(0)));
         RunSettings settings = resuming ? RunSettings.resumed(saved, parsed, this) : RunSettings.fresh(this);
         if (resuming && RunDirectory.finished(RunDirectory.checkpoint(dir), saved, settings.steps())) return;
         double horizon = RunHorizon.minutes(dir, saved, images.schedule(parsed, this).minutes(), parsed.hasMatchedOption("--minutes"));

@@ -25,9 +25,9 @@ public record LoadReport(List<String> missing, List<String> unexpected, List<Mis
     public String toString() {
         if (isClean()) return "all keys matched";
         StringBuilder sb = new StringBuilder();
-        if (!missing.isEmpty()) sb.append("missing keys ").append(missing);
-        if (!unexpected.isEmpty()) sb.append(sb.isEmpty() ? "" : "; ").append("unexpected keys ").append(unexpected);
-        if (!mismatched.isEmpty()) sb.append(sb.isEmpty() ? "" : "; ").append("shape mismatches ").append(mismatched);
+        if (!missing.isEmpty()) sb.append("missing keys ").append(KeyList.of(missing));
+        if (!unexpected.isEmpty()) sb.append(sb.isEmpty() ? "" : "; ").append("unexpected keys ").append(KeyList.of(unexpected));
+        if (!mismatched.isEmpty()) sb.append(sb.isEmpty() ? "" : "; ").append("shape mismatches ").append(KeyList.of(mismatched));
         return sb.toString();
     }
 }

@@ -184,6 +184,7 @@ public abstract class Module {
         for (String key : state.keySet()) if (!slots.containsKey(key)) unexpected.add(key);
         LoadReport report = new LoadReport(missing, unexpected, mismatched);
         if (strict && !report.isClean()) throw new StateDictMismatchException(getClass().getSimpleName(), report);
+        checkTiedCopiesAgree(slots, state);
         Set<String> bad = new java.util.HashSet<>();
         mismatched.forEach(m -> bad.add(m.key()));
         for (var e : slots.entrySet()) {
@@ -191,6 +192,29 @@ public abstract class Module {
             if (given != null && !bad.contains(e.getKey())) e.getValue().load(given);
         }
         return report;
+    }
+
+    /**
+     * Two keys of one tied parameter (an LM's {@code lm_head.weight} and its embedding) given
+     * different values: which to keep would be a guess, so the load is refused naming both.
+     */
+    private static void checkTiedCopiesAgree(Map<String, Slot> slots, Map<String, Tensor> state) {
+        Map<Parameter, String> first = new java.util.IdentityHashMap<>();
+        for (var e : slots.entrySet()) {
+            Parameter p = e.getValue().parameter();
+            Tensor given = state.get(e.getKey());
+            if (p == null || given == null) continue;
+            String earlier = first.putIfAbsent(p, e.getKey());
+            if (earlier == null) continue;
+            Tensor other = state.get(earlier);
+            if (other == given || !java.util.Arrays.equals(other.shape(), given.shape())) continue;
+            Tensor a = other.to(dev.symbiont.core.DType.FLOAT32), b = given.to(dev.symbiont.core.DType.FLOAT32);
+            if (b.backend() != a.backend()) b = b.to(a.backend());
+            if (a.eq(b).mean().item() != 1.0) {
+                throw new IllegalArgumentException("loadStateDict: '" + earlier + "' and '" + e.getKey() + "' are one tied parameter, "
+                        + "but the state dict gives them different values");
+            }
+        }
     }
 
     /** One loadable entry: a parameter or a persistent buffer of some module. */

@@ -73,4 +73,14 @@ public class Adam extends Optimizer {
     protected final List<String> bufferNames() {
         return List.of(EXP_AVG, EXP_AVG_SQ);
     }
+
+    /** Beyond finiteness: the second moment is a running mean of squares, never negative. */
+    @Override
+    protected void checkBuffer(String key, String buffer, Tensor value) {
+        super.checkBuffer(key, buffer, value);
+        if (buffer.equals(EXP_AVG_SQ) && value.numel() > 0
+                && value.to(dev.symbiont.core.DType.FLOAT32).neg().relu().sum().item() > 0) {
+            throw new IllegalArgumentException("Adam.loadStateDict: " + key + " holds negative values; a second moment cannot be negative");
+        }
+    }
 }

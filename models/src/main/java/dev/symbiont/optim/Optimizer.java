@@ -143,6 +143,16 @@ public abstract class Optimizer {
             decays[i] = requireNonNegative(name, "param_groups." + i + ".weight_decay",
                     StateScalars.toDouble(dict.get("param_groups." + i + ".weight_decay")));
         }
+        params.forEach((paramName, p) -> {
+            Tensor step = dict.get("state." + paramName + ".step");
+            if (step == null) return;
+            long steps = StateScalars.toLong(step);
+            if (steps < 0) {
+                throw new IllegalArgumentException(name + ".loadStateDict: state." + paramName + ".step is " + steps
+                        + "; a step count cannot be negative");
+            }
+            for (String buffer : bufferNames()) checkBuffer("state." + paramName + "." + buffer, buffer, dict.get("state." + paramName + "." + buffer));
+        });
         for (int i = 0; i < groups.size(); i++) {
             groups.get(i).setLr(lrs[i]);
             groups.get(i).setWeightDecay(decays[i]);
@@ -160,6 +170,16 @@ public abstract class Optimizer {
             }
             state.put(paramName, s);
         });
+    }
+
+    /**
+     * Refuses a saved buffer no run could have produced: NaN or infinite values here; an
+     * optimizer adds its own invariants (Adam's second moment is never negative). One host read.
+     */
+    protected void checkBuffer(String key, String buffer, Tensor value) {
+        if (value.numel() > 0 && Float.isNaN(value.to(dev.symbiont.core.DType.FLOAT32).mul(0.0).sum().item())) {
+            throw new IllegalArgumentException(name + ".loadStateDict: " + key + " holds NaN or infinite values");
+        }
     }
 
     /** The keys {@code dict} must have: every group's, plus all state keys of each parameter it mentions. */

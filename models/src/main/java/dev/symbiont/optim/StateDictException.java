@@ -53,9 +53,9 @@ public final class StateDictException extends IllegalArgumentException {
 
     private static String describe(List<String> missing, List<String> unexpected, List<String> mismatched) {
         List<String> parts = new ArrayList<>();
-        if (!missing.isEmpty()) parts.add("missing keys " + missing);
-        if (!unexpected.isEmpty()) parts.add("unexpected keys " + unexpected);
-        if (!mismatched.isEmpty()) parts.add("mismatched keys " + mismatched);
+        if (!missing.isEmpty()) parts.add("missing keys " + dev.symbiont.nn.KeyList.of(missing));
+        if (!unexpected.isEmpty()) parts.add("unexpected keys " + dev.symbiont.nn.KeyList.of(unexpected));
+        if (!mismatched.isEmpty()) parts.add("mismatched keys " + dev.symbiont.nn.KeyList.of(mismatched));
         return String.join("; ", parts);
     }
 }

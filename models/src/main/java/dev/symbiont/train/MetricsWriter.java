@@ -69,8 +69,14 @@ public final class MetricsWriter implements Closeable {
     /** As {@link #continuing(Path, long)}, with the note a widened CSV header reports. */
     public static MetricsWriter continuing(Path file, long step, Consumer<String> note) throws IOException {
         if (Files.exists(file)) {
+            if (!Files.isRegularFile(file)) throw new IOException(file + ": the metrics log is not a regular file");
             boolean json = isJson(file);
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new IOException(file + ": the metrics log is not valid UTF-8", e);
+            }
             List<String> kept = new java.util.ArrayList<>();
             int stepColumn = json || lines.isEmpty() ? -1 : List.of(lines.getFirst().split(",", -1)).indexOf("step");
             for (int i = 0; i < lines.size(); i++) {
@@ -79,14 +85,35 @@ public final class MetricsWriter implements Closeable {
                     kept.add(line);
                     continue;
                 }
-                long rowStep = json ? JSON.readTree(line).path("step").asLong(Long.MAX_VALUE)
-                        : stepColumn < 0 ? Long.MAX_VALUE : Long.parseLong(line.split(",", -1)[stepColumn]);
-                if (rowStep <= step) kept.add(line);
+                if (line.isBlank()) continue;
+                if (rowStep(file, i + 1, line, json, stepColumn) <= step) kept.add(line);
             }
             if (step == 0 || kept.size() <= (json ? 0 : 1)) Files.delete(file);
             else Files.write(file, kept, StandardCharsets.UTF_8);
         }
         return new MetricsWriter(file, note);
+    }
+
+    /** A row's step; an error naming the file, the line and what is wrong with it. */
+    private static long rowStep(Path file, int lineNumber, String line, boolean json, int stepColumn) throws IOException {
+        try {
+            if (json) {
+                var step = JSON.readTree(line).path("step");
+                if (!step.isIntegralNumber()) throw new IOException(file + ", line " + lineNumber + ": the row has no whole-number \"step\"");
+                return step.asLong();
+            }
+            if (stepColumn < 0) return Long.MAX_VALUE;
+            String[] cells = line.split(",", -1);
+            if (cells.length <= stepColumn) {
+                throw new IOException(file + ", line " + lineNumber + ": the row has " + cells.length + " columns, the header names the step in column "
+                        + (stepColumn + 1));
+            }
+            return Long.parseLong(cells[stepColumn].strip());
+        } catch (NumberFormatException e) {
+            throw new IOException(file + ", line " + lineNumber + ": the step is not a whole number");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IOException(file + ", line " + lineNumber + ": the row is not JSON (" + e.getOriginalMessage() + ")");
+        }
     }
 
     private static boolean isJson(Path file) {

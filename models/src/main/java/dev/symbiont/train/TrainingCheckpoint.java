@@ -4,7 +4,9 @@ import dev.symbiont.amp.GradScaler;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.io.Safetensors;
+import dev.symbiont.io.NonFiniteWeights;
 import dev.symbiont.io.SafetensorsFile;
+import dev.symbiont.io.SafetensorsHeader;
 import dev.symbiont.nn.Dropout;
 import dev.symbiont.nn.Module;
 import dev.symbiont.optim.Optimizer;
@@ -73,7 +75,7 @@ public final class TrainingCheckpoint {
 
     /** The metadata of a training checkpoint (its own entries and the extra ones it was saved with). */
     public static Map<String, String> metadata(Path file) throws IOException {
-        return checked(file, Safetensors.read(file).metadata());
+        return checked(file, Safetensors.header(file).metadata());
     }
 
     private static Map<String, String> checked(Path file, Map<String, String> meta) throws IOException {
@@ -81,6 +83,15 @@ public final class TrainingCheckpoint {
             throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
         }
         return meta;
+    }
+
+    /**
+     * Checks, before a run rebuilds its model from {@code file}'s metadata, that the config there
+     * describes the checkpoint's model tensors ({@link dev.symbiont.io.ConfigPreflight}): a damaged
+     * config is refused naming the file before a model of its size is built.
+     */
+    public static void preflight(Path file, java.util.function.Supplier<? extends Module> build) throws IOException {
+        dev.symbiont.io.ConfigPreflight.check(file, Safetensors.header(file), "model.", build);
     }
 
     /** Saves only the model's weights (state-dict keys, no prefix): what `generate` needs. */
@@ -102,23 +113,59 @@ public final class TrainingCheckpoint {
     }
 
     private static Position restore(Path file, Module model, Optimizer optimizer, GradScaler scaler) throws IOException {
-        SafetensorsFile f = Safetensors.read(file);
-        Map<String, String> meta = checked(file, f.metadata());
+        SafetensorsHeader header = Safetensors.header(file);
+        Map<String, String> meta = checked(file, header.metadata());
+        Position position = new Position(number(file, meta, "step"), (int) number(file, meta, "epoch"), (int) number(file, meta, "batch"));
         boolean splitMix = FORMAT_SPLITMIX.equals(meta.get("format"));
-        model.loadStateDict(withPrefix(f.tensors(), "model."), true);
-        optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
-        if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));
-        for (var e : dropouts(model).entrySet()) {
-            String saved = meta.get("rng." + e.getKey());
-            if (saved == null) throw new IOException(file + ": no generator state for dropout '" + e.getKey() + "'");
-            String[] words = saved.split(",");
-            // A version-1 state cannot continue its SplitMix64 stream: the old state word seeds a
-            // fresh Philox stream, so the resumed run is deterministic but not the one v1 would give.
-            long[] state = splitMix ? new long[] {Long.parseLong(words[0]), 0}
-                                    : new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])};
-            e.getValue().generator().setState(state);
+        Map<String, long[]> generators = new LinkedHashMap<>();
+        for (String name : dropouts(model).keySet()) generators.put(name, generatorState(file, meta, name, splitMix));
+        SafetensorsFile f = Safetensors.read(file);
+        try {
+            NonFiniteWeights.check(file, withPrefix(f.tensors(), "model."), false);
+            model.loadStateDict(withPrefix(f.tensors(), "model."), true);
+            optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
+            if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(file + ": " + e.getMessage(), e);
         }
-        return new Position(Long.parseLong(meta.get("step")), Integer.parseInt(meta.get("epoch")), Integer.parseInt(meta.get("batch")));
+        dropouts(model).forEach((name, d) -> d.generator().setState(generators.get(name)));
+        return position;
+    }
+
+    /** A non-negative integer field of the metadata; an error naming the file, the field and its value. */
+    private static long number(Path file, Map<String, String> meta, String field) throws IOException {
+        String value = meta.get(field);
+        if (value == null) throw new IOException(file + ": the checkpoint's metadata has no '" + field + "'");
+        long n;
+        try {
+            n = Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + value + "', not a whole number");
+        }
+        if (n < 0 || (!field.equals("step") && n > Integer.MAX_VALUE)) {
+            throw new IOException(file + ": the checkpoint's '" + field + "' is " + n + ", outside [0, "
+                    + (field.equals("step") ? Long.MAX_VALUE : Integer.MAX_VALUE) + "]");
+        }
+        return n;
+    }
+
+    /**
+     * A dropout generator's saved state, "seed,offset" (version 1: the SplitMix64 state word,
+     * which seeds a fresh Philox stream: the resumed run is deterministic but not the one v1 would give).
+     */
+    private static long[] generatorState(Path file, Map<String, String> meta, String name, boolean splitMix) throws IOException {
+        String field = "rng." + name, saved = meta.get(field);
+        if (saved == null) throw new IOException(file + ": no generator state for dropout '" + name + "' (metadata '" + field + "')");
+        String[] words = saved.split(",");
+        if (words.length != (splitMix ? words.length : 2) || words.length < 1) {
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + saved + "', expected two numbers \"seed,offset\"");
+        }
+        try {
+            return splitMix ? new long[] {Long.parseLong(words[0].strip()), 0}
+                            : new long[] {Long.parseLong(words[0].strip()), Long.parseLong(words[1].strip())};
+        } catch (NumberFormatException e) {
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + saved + "', expected two numbers \"seed,offset\"");
+        }
     }
 
     private static Map<String, Tensor> withPrefix(Map<String, Tensor> all, String prefix) {

@@ -33,4 +33,19 @@ class LoaderFuzzTest {
     void theTokenizerLoaderSurvivesMutatedCharFiles() throws IOException, InterruptedException {
         Fuzzer.check(TokenizerTarget.chars(), dir);
     }
+
+    @Test
+    void theTrainingCheckpointLoaderSurvivesMutatedCheckpoints() throws IOException, InterruptedException {
+        Fuzzer.check(new CheckpointTarget(), dir);
+    }
+
+    @Test
+    void theMetricsLogSurvivesMutatedFiles() throws IOException, InterruptedException {
+        Fuzzer.check(new MetricsLogTarget(), dir);
+    }
+
+    @Test
+    void modelFilesOfEveryLanguageFamilySurviveMutatedConfigsAndTensors() throws IOException, InterruptedException {
+        Fuzzer.check(new ModelFileTarget(), dir);
+    }
 }

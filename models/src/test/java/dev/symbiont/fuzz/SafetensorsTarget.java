@@ -92,7 +92,7 @@ final class SafetensorsTarget implements FuzzTarget {
         return out;
     }
 
-    private static byte[] editHeader(byte[] in, Random rng, Mutation generic) {
+    static byte[] editHeader(byte[] in, Random rng, Mutation generic) {
         if (in.length < 8) return in;
         long length = prefix(in);
         if (length < 0 || length > in.length - 8) return in;

@@ -96,6 +96,14 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
                     read(m, "n_groups", Integer::parseInt), k, read(m, "chunk_size", Integer::parseInt));
             default -> throw new IllegalArgumentException("MambaLMConfig.fromMap: architecture '" + architecture + "' is neither mamba nor mamba2");
         };
+        if (m.containsKey("expand")) {                          // redundant with the sizes: it must agree with them
+            int expand = read(m, "expand", Integer::parseInt);
+            if ((long) expand * d != mixer.dInner()) {
+                throw new IllegalArgumentException("MambaLMConfig.fromMap: 'expand' = " + expand + " contradicts the inner width "
+                        + mixer.dInner() + " (hidden_size " + d + (architecture.equals("mamba") ? ", intermediate_size " : ", num_heads·head_dim ")
+                        + mixer.dInner() + ")");
+            }
+        }
         return new MambaLMConfig(read(m, "vocab_size", Integer::parseInt), read(m, "num_hidden_layers", Integer::parseInt), mixer,
                 read(m, "layer_norm_epsilon", Double::parseDouble));
     }

@@ -23,11 +23,14 @@ public record Mamba2Config(int dModel, int heads, int headDim, int dState, int n
     public static final int DEFAULT_HEAD_DIM = 64;
 
     public Mamba2Config {
+        // The record's fields are not set yet inside its compact constructor: format the arguments.
+        String given = "dModel=" + dModel + ", heads=" + heads + ", headDim=" + headDim + ", dState=" + dState + ", nGroups=" + nGroups
+                + ", dConv=" + dConv + ", chunkSize=" + chunkSize;
         if (dModel <= 0 || heads <= 0 || headDim <= 0 || dState <= 0 || nGroups <= 0 || dConv <= 0 || chunkSize <= 0) {
-            throw new IllegalArgumentException("Mamba2Config: every size must be positive, got " + this);
+            throw new IllegalArgumentException("Mamba2Config: every size must be positive, got " + given);
         }
         if (heads % nGroups != 0) {
-            throw new IllegalArgumentException("Mamba2Config: nGroups " + nGroups + " must divide heads " + heads + ", got " + this);
+            throw new IllegalArgumentException("Mamba2Config: nGroups " + nGroups + " must divide heads " + heads + ", got " + given);
         }
     }
 

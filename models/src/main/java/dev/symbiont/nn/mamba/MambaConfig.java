@@ -14,7 +14,8 @@ import dev.symbiont.core.Generator;
 public record MambaConfig(int dModel, int dInner, int dState, int dtRank, int dConv) implements StateSpaceConfig {
     public MambaConfig {
         if (dModel <= 0 || dInner <= 0 || dState <= 0 || dtRank <= 0 || dConv <= 0) {
-            throw new IllegalArgumentException("MambaConfig: every size must be positive, got " + this);
+            throw new IllegalArgumentException("MambaConfig: every size must be positive, got dModel=" + dModel + ", dInner=" + dInner
+                    + ", dState=" + dState + ", dtRank=" + dtRank + ", dConv=" + dConv);
         }
     }
 
