@@ -37,6 +37,11 @@ final class EvalCommand implements Runnable {
 
     private void evaluate(Backend backend) throws IOException {
         ClassifierFiles.Loaded loaded = ClassifierFiles.load(model, allowNonFinite);
+        int classes = loaded.model().numClasses(), channels = loaded.model().inChannels();
+        if (classes != FashionMnist.CLASSES.size() || channels != 1) {
+            throw new IllegalArgumentException(model.resolve(ModelFiles.WEIGHTS) + ": the model takes " + channels + "-channel images into "
+                    + classes + " classes; eval's Fashion-MNIST data has 1 channel and " + FashionMnist.CLASSES.size() + " classes");
+        }
         ImageData source = ImageData.of(data != null ? data : loaded.metadata().get("data"));
         var test = source.dataset(Split.TEST, common.seed);
         System.out.printf(Locale.ROOT, "eval: %s (width %s, %,d parameters) from %s on %s, %,d test images, on %s%n",
