@@ -80,7 +80,7 @@ public final class TrainingCheckpoint {
 
     private static Map<String, String> checked(Path file, Map<String, String> meta) throws IOException {
         if (!FORMAT.equals(meta.get("format")) && !FORMAT_SPLITMIX.equals(meta.get("format"))) {
-            throw new IOException(file + ": not a training checkpoint (metadata format is " + meta.get("format") + ", expected " + FORMAT + ")");
+            throw new IOException(file + ": not a training checkpoint (metadata format is " + shown(meta.get("format")) + ", expected " + FORMAT + ")");
         }
         return meta;
     }
@@ -140,7 +140,7 @@ public final class TrainingCheckpoint {
         try {
             n = Long.parseLong(value.strip());
         } catch (NumberFormatException e) {
-            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + value + "', not a whole number");
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + shown(value) + "', not a whole number");
         }
         if (n < 0 || (!field.equals("step") && n > Integer.MAX_VALUE)) {
             throw new IOException(file + ": the checkpoint's '" + field + "' is " + n + ", outside [0, "
@@ -158,14 +158,19 @@ public final class TrainingCheckpoint {
         if (saved == null) throw new IOException(file + ": no generator state for dropout '" + name + "' (metadata '" + field + "')");
         String[] words = saved.split(",");
         if (words.length != (splitMix ? words.length : 2) || words.length < 1) {
-            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + saved + "', expected two numbers \"seed,offset\"");
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + shown(saved) + "', expected two numbers \"seed,offset\"");
         }
         try {
             return splitMix ? new long[] {Long.parseLong(words[0].strip()), 0}
                             : new long[] {Long.parseLong(words[0].strip()), Long.parseLong(words[1].strip())};
         } catch (NumberFormatException e) {
-            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + saved + "', expected two numbers \"seed,offset\"");
+            throw new IOException(file + ": the checkpoint's '" + field + "' is '" + shown(saved) + "', expected two numbers \"seed,offset\"");
         }
+    }
+
+    /** A value from the file as a message shows it: at most 60 characters. */
+    private static String shown(String value) {
+        return value == null || value.length() <= 60 ? value : value.substring(0, 60) + "... (" + value.length() + " characters)";
     }
 
     private static Map<String, Tensor> withPrefix(Map<String, Tensor> all, String prefix) {

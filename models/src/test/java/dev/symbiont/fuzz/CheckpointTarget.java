@@ -44,6 +44,10 @@ final class CheckpointTarget implements FuzzTarget {
         assertTrue(p.step() >= 0 && p.epoch() >= 0 && p.batch() >= 0, "position " + p);
     }
 
+    /** The model and optimizer are built for every load (and the first load warms the library up): a fixed 64 MiB beside the usual bound. */
+    @Override
+    public long allocationBound(byte[] input) { return (64L << 20) + Fuzzer.allocationBound(input.length); }
+
     @Override
     public List<Mutation> formatMutations(Mutation generic) {
         return List.of(MetadataEdits::editValue, (in, rng) -> SafetensorsTarget.editHeader(in, rng, generic));
