@@ -2,6 +2,7 @@ package dev.symbiont.cuda.blas;
 
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.jcuda.JCudaDriver;
+import dev.symbiont.cuda.jcuda.LoadFailures;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
@@ -110,11 +111,8 @@ public final class BlasRoutes {
                 : "");
     }
 
-    /** A failure's class and message, with the root cause's when it differs (a failed static initialiser hides it). */
+    /** A failure's class and message in one line, with a load failure's missing library. */
     static String reason(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        String head = e.getClass().getSimpleName() + ": " + e.getMessage();
-        return root == e ? head : head + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        return LoadFailures.describe(e);
     }
 }

@@ -57,7 +57,7 @@ class BlasRoutesTest {
                     throw new IllegalStateException("no cuBLAS opened (libcublas.so.13: not found)");
                 })), () -> kernel);
         assertSame(kernel, routes.blas());
-        assertEquals("failed, ExceptionInInitializerError: null (UnsatisfiedLinkError: no libcublas.so.12)", routes.attempts().get(0).outcome());
+        assertEquals("failed, ExceptionInInitializerError: null: UnsatisfiedLinkError: no libcublas.so.12", routes.attempts().get(0).outcome());
         assertEquals("failed, IllegalStateException: no cuBLAS opened (libcublas.so.13: not found)", routes.attempts().get(1).outcome());
         assertEquals(new BlasRoutes.Attempt("GEMM kernel", "chosen, GEMM kernel gemm_f32"), routes.attempts().get(2));
     }

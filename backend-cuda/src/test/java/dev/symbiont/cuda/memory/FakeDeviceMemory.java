@@ -17,8 +17,9 @@ import java.util.Map;
  * {@code malloc} fails with {@code CUDA_ERROR_OUT_OF_MEMORY} like the driver's, counting the
  * calls the caching allocator exists to avoid. Streams, copies and launches are not its job.
  */
-final class FakeDeviceMemory implements Driver {
+public final class FakeDeviceMemory implements Driver {
     private final long capacity;
+    private final int devices;
     private final Map<Long, Long> live = new HashMap<>();
     private long next = 0x7f00_0000_0000L;
     private long used;
@@ -26,7 +27,13 @@ final class FakeDeviceMemory implements Driver {
     int frees;
 
     FakeDeviceMemory(long capacity) {
+        this(capacity, 1);
+    }
+
+    /** {@code devices} alike, each reported as an sm_90 with {@code capacity} bytes (for the provider's probe). */
+    public FakeDeviceMemory(long capacity, int devices) {
         this.capacity = capacity;
+        this.devices = devices;
     }
 
     @Override
@@ -57,9 +64,9 @@ final class FakeDeviceMemory implements Driver {
 
     @Override public String describe() { return "fake device memory"; }
 
-    @Override public int deviceCount() { return 1; }
+    @Override public int deviceCount() { return devices; }
 
-    @Override public DeviceInfo deviceInfo(int ordinal) { throw unsupported(); }
+    @Override public DeviceInfo deviceInfo(int ordinal) { return new DeviceInfo("Fake GPU", 9, 0, capacity, 132, 1024, 232448, 32); }
 
     @Override public void makeCurrent(int ordinal) {}
 
