@@ -36,8 +36,11 @@ public record CublasLibrarySearch(List<String> candidates, List<String> searched
         addPathList(libraryDirs, System.getProperty("java.library.path"));
         addPathList(libraryDirs, System.getenv("LD_LIBRARY_PATH"));
         libraryDirs.addAll(TOOLKIT_DIRS);
-        return of(System.getProperty(PROPERTY), System.getenv(ENV), libraryDirs, pythonSiteDirs(System.getProperty("user.home"),
-                System.getenv("VIRTUAL_ENV"), System.getenv("CONDA_PREFIX")));
+        List<String> prefixes = new ArrayList<>();
+        prefixes.add(System.getenv("VIRTUAL_ENV"));
+        prefixes.add(System.getenv("CONDA_PREFIX"));
+        prefixes.addAll(pythonPrefixesOnPath(System.getenv("PATH")));
+        return of(System.getProperty(PROPERTY), System.getenv(ENV), libraryDirs, pythonSiteDirs(System.getProperty("user.home"), prefixes));
     }
 
     /** The search over given places (tests give temporary folders). */
@@ -89,11 +92,10 @@ public record CublasLibrarySearch(List<String> candidates, List<String> searched
     }
 
     /** site-packages and dist-packages of the Python 3 installations in the usual places, found by listing folders. */
-    static List<Path> pythonSiteDirs(String home, String virtualEnv, String condaPrefix) {
+    static List<Path> pythonSiteDirs(String home, List<String> prefixes) {
         List<Path> libRoots = new ArrayList<>(List.of(Path.of("/usr/local/lib"), Path.of("/usr/lib"), Path.of("/opt/conda/lib")));
         if (home != null) libRoots.add(Path.of(home, ".local/lib"));
-        if (virtualEnv != null) libRoots.add(Path.of(virtualEnv, "lib"));
-        if (condaPrefix != null) libRoots.add(Path.of(condaPrefix, "lib"));
+        for (String prefix : prefixes) if (prefix != null && !prefix.isBlank()) libRoots.add(Path.of(prefix, "lib"));
         List<Path> sites = new ArrayList<>();
         for (Path root : libRoots) {
             for (Path python : pythonFolders(root)) {
@@ -103,6 +105,23 @@ public record CublasLibrarySearch(List<String> candidates, List<String> searched
             }
         }
         return sites;
+    }
+
+    /**
+     * The installation prefixes of the {@code python3} programs on {@code PATH} ({@code <prefix>/bin/python3}),
+     * so a virtual environment that is not activated (e.g. {@code /opt/torch/.venv}) is searched too.
+     */
+    static List<String> pythonPrefixesOnPath(String path) {
+        if (path == null) return List.of();
+        List<String> prefixes = new ArrayList<>();
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            if (dir.isBlank()) continue;
+            Path python = Path.of(dir, "python3");
+            if (Files.isExecutable(python) && Path.of(dir).getParent() != null) {
+                prefixes.add(Path.of(dir).toAbsolutePath().getParent().toString());
+            }
+        }
+        return prefixes;
     }
 
     private static List<Path> pythonFolders(Path root) {

@@ -56,8 +56,18 @@ class CublasLibrarySearchTest {
     void pythonSitePackagesAreFoundByListingFolders() throws IOException {
         Files.createDirectories(dir.resolve("venv/lib/python3.12/site-packages"));
         Files.createDirectories(dir.resolve("venv/lib/python2.7/site-packages"));
-        var sites = CublasLibrarySearch.pythonSiteDirs(null, dir.resolve("venv").toString(), null);
+        var sites = CublasLibrarySearch.pythonSiteDirs(null, List.of(dir.resolve("venv").toString()));
         assertTrue(sites.contains(dir.resolve("venv/lib/python3.12/site-packages")), sites.toString());
         assertTrue(sites.stream().noneMatch(p -> p.toString().contains("python2")), sites.toString());
+    }
+
+    @Test
+    void aVirtualEnvironmentOnThePathIsSearchedWithoutBeingActivated() throws IOException {
+        Path python = touch("opt/torch/.venv/bin/python3");
+        assertTrue(python.toFile().setExecutable(true));
+        Files.createDirectories(dir.resolve("opt/torch/.venv/lib/python3.12/site-packages"));
+        var prefixes = CublasLibrarySearch.pythonPrefixesOnPath(dir.resolve("opt/torch/.venv/bin") + ":" + dir.resolve("nowhere"));
+        assertEquals(List.of(dir.resolve("opt/torch/.venv").toString()), prefixes);
+        assertTrue(CublasLibrarySearch.pythonSiteDirs(null, prefixes).contains(dir.resolve("opt/torch/.venv/lib/python3.12/site-packages")));
     }
 }
