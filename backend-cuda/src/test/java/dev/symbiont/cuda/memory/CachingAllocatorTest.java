@@ -157,4 +157,24 @@ class CachingAllocatorTest {
         assertTrue(e.getMessage().contains("was not allocated by this allocator"), e.getMessage());
         assertNotEquals(0, foreign.address());
     }
+
+    @Test
+    void aRepeatedStepReservesNothingNewAfterItsFirstRun() {
+        long[] activations = {3 * MiB + 100, 700_000, 4096, 12 * MiB, 513, 3 * MiB + 100, 64 * 1024};
+        long reservedAfterWarmUp = 0;
+        int mallocsAfterWarmUp = 0;
+        for (int step = 0; step < 100; step++) {
+            var held = new java.util.ArrayList<DeviceBlock>();
+            for (long bytes : activations) held.add(allocator.allocate(bytes));
+            java.util.Collections.shuffle(held, new java.util.Random(step)); // backward frees in its own order
+            held.forEach(allocator::free);
+            if (step == 0) {
+                reservedAfterWarmUp = allocator.reservedBytes();
+                mallocsAfterWarmUp = device.mallocs;
+            }
+        }
+        assertEquals(reservedAfterWarmUp, allocator.reservedBytes(), "device memory is flat after the first step");
+        assertEquals(mallocsAfterWarmUp, device.mallocs, "every later step is served from the cache");
+        assertEquals(0, allocator.allocatedBytes());
+    }
 }
