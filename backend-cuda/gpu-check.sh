@@ -36,6 +36,12 @@ run() {
   if ! command -v java >/dev/null || ! java -version 2>&1 | grep -q 'version "25'; then
     tar xJf "$dir/jdk.txz" -C /tmp && export PATH=/tmp/jdk/bin:$PATH
   fi
+  # The Java side finds the nvidia-cublas wheel itself (CublasLibrarySearch); its folder also goes on the
+  # loader's path so libcublas.so.13 finds libcublasLt.so.13 beside it even without an $ORIGIN run path.
+  local wheel
+  for wheel in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+    [ -d "$wheel/nvidia/cu13/lib" ] && export LD_LIBRARY_PATH="$wheel/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+  done
   local cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
   local jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
   {
