@@ -5,6 +5,7 @@
 #define MAX_RANK 8
 
 // A layout in elements: shape and strides of `rank` dims from `offset`; 144 bytes, 8-aligned.
+// rank -1: contiguous from offset (shape and strides unused).
 struct Strided {
     long long shape[MAX_RANK];
     long long stride[MAX_RANK];
@@ -13,8 +14,10 @@ struct Strided {
     int pad;
 };
 
-// The storage offset of the element at row-major position i of the layout.
+// The storage offset of the element at row-major position i of the layout. A rank of -1 marks a
+// contiguous layout (the host's fast path): no division at all.
 __device__ __forceinline__ long long strided_offset(const Strided& s, long long i) {
+    if (s.rank < 0) return s.offset + i;
     long long off = s.offset;
     for (int d = s.rank - 1; d >= 0; --d) {
         long long q = i / s.shape[d];

@@ -22,9 +22,22 @@ public final class Strided {
 
     private Strided() {}
 
-    /** The struct of {@code layout} for {@code op}'s launch. */
+    /**
+     * The struct of {@code layout} for {@code op}'s launch. A contiguous layout is marked with rank
+     * -1, the kernels' fast path: element i is at {@code offset + i}, no index arithmetic.
+     */
     public static byte[] of(String op, Layout layout) {
+        if (layout.isContiguous()) return contiguous(layout.offset());
         return of(op, layout.shape(), layout.strides(), layout.offset());
+    }
+
+    /** The struct of a contiguous run from {@code offset}. */
+    public static byte[] contiguous(long offset) {
+        ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.position(2 * MAX_RANK * 8);
+        b.putLong(offset);
+        b.putInt(-1);
+        return b.array();
     }
 
     /** The struct of a shape walked with {@code strides} from {@code offset}. */
