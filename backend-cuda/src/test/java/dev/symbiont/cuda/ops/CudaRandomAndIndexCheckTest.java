@@ -26,7 +26,7 @@ class CudaRandomAndIndexCheckTest {
 
     @ParameterizedTest
     @CsvSource({"UNIFORM, 1, 0, 0", "UNIFORM, 1031, 42, 7", "NORMAL, 1, 3, 0", "NORMAL, 33, -5, 123456789",
-            "NORMAL, 2049, 20260101, 4294967295", "UNIFORM, 31, 9223372036854775807, 4294967296"})
+            "NORMAL, 2049, 20260101, 4294967295", "UNIFORM, 31, 9223372036854775807, 4294967296", "NORMAL, 32768, 1234, 99"})
     void randomIsBitIdenticalToPhilox(RandomKind kind, int n, long seed, long offset) {
         float[] expected = new float[n];
         Philox.fill(kind, expected, 0, n, seed, offset);
@@ -35,6 +35,13 @@ class CudaRandomAndIndexCheckTest {
             assertEquals(Float.floatToRawIntBits(expected[i]), Float.floatToRawIntBits(actual[i]),
                     kind + " element " + i + " of seed " + seed + " at offset " + offset + ": " + expected[i] + " vs " + actual[i]);
         }
+    }
+
+    @Test
+    void anEmptyDrawIsEmptyAndANegativeSizeIsNamed() {
+        assertEquals(0, cuda.random(RandomKind.NORMAL, 0, 1, 0).size());
+        var e = assertThrows(IllegalArgumentException.class, () -> cuda.random(RandomKind.UNIFORM, -3, 1, 0));
+        assertEquals("random: negative size -3", e.getMessage());
     }
 
     /**
