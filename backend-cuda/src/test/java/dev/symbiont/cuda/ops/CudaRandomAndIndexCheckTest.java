@@ -5,6 +5,7 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Philox;
 import dev.symbiont.core.backend.RandomKind;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
@@ -120,5 +121,18 @@ class CudaRandomAndIndexCheckTest {
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
         assertEquals(expected, e.getMessage());
         cuda.synchronize(); // raised once: the slot is cleared
+    }
+
+    @Test
+    void theMessageNamesTheBadIdEvenWhenEveryBufferWasReleasedBeforeTheSynchronisation() {
+        long[] ids = new long[40];
+        ids[33] = 1L << 40;
+        Storage s = cuda.upload(DType.INT64, ids);
+        Backend.IndexCheck c = cuda.checkIndex("embedding", s, Layout.contiguous(40), 7, OptionalLong.empty());
+        c.ids().release();
+        c.keep().release();
+        s.release();
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
+        assertEquals("embedding: index 1099511627776 at position [33] is outside [0, 7)", e.getMessage());
     }
 }
