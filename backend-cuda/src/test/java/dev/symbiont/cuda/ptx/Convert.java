@@ -95,9 +95,19 @@ final class Convert {
             }
             return bits -> PtxTypes.truncate(PtxTypes.asInteger(bits, from), toBytes);
         }
-        if (!fromFloat) {                                         // integer → float: round to nearest
-            if (mode != null && !mode.equals("rn")) throw new PtxException("cvt." + mode + to + from + " is not implemented");
+        if (!fromFloat) {                                         // integer → float
             boolean unsigned = !PtxTypes.isSigned(from);
+            DirectedRounding.Mode directed = directed(mode, to);
+            if (directed != null) {
+                boolean f64 = to.equals(".f64");
+                return bits -> {
+                    long v = PtxTypes.asInteger(bits, from);
+                    java.math.BigDecimal exact = new java.math.BigDecimal(unsigned ? Long.toUnsignedString(v) : Long.toString(v));
+                    double s = exact.doubleValue();
+                    double r = DirectedRounding.round(s, exact.compareTo(new java.math.BigDecimal(s)), f64, directed);
+                    return FloatOps.write(r, f64, ftz, sat);
+                };
+            }
             return bits -> {
                 long v = PtxTypes.asInteger(bits, from);
                 double exact = unsigned && v < 0 ? unsignedToDouble(v) : v;
@@ -121,6 +131,11 @@ final class Convert {
             };
         }
         String m = mode;                                          // float → float
+        DirectedRounding.Mode directed = directed(mode, to);
+        if (directed != null) {
+            boolean f64 = to.equals(".f64");
+            return bits -> FloatOps.write(DirectedRounding.round(readFloat(from, bits, ftz), 0, f64, directed), f64, ftz, sat);
+        }
         return bits -> {
             double v = readFloat(from, bits, ftz);
             if (m != null && m.endsWith("i")) {
@@ -134,6 +149,17 @@ final class Convert {
                 throw new PtxException("cvt." + m + to + from + " is not implemented");
             }
             return writeFloat(to, v, (float) v, ftz, sat);
+        };
+    }
+
+    /** A directed rounding (.rz .rm .rp) to f32 or f64; null for round-to-nearest and integer rounding; others fail by name. */
+    private static DirectedRounding.Mode directed(String mode, String to) {
+        if (mode == null || mode.equals("rn") || mode.endsWith("i")) return null;
+        if (!to.equals(".f32") && !to.equals(".f64")) throw new PtxException("cvt." + mode + to + " is not implemented");
+        return switch (mode) {
+            case "rz" -> DirectedRounding.Mode.ZERO;
+            case "rm" -> DirectedRounding.Mode.DOWN;
+            default -> DirectedRounding.Mode.UP;
         };
     }
 
@@ -152,10 +178,22 @@ final class Convert {
         return switch (type) {
             case ".f64" -> FloatOps.write(exact, true, ftz, sat);
             case ".f32" -> FloatOps.write(single, false, ftz, sat);
-            case ".f16" -> Double.isNaN(exact) ? 0x7FFF : Float.floatToFloat16(sat ? (float) Math.min(1, Math.max(0, exact)) : (float) exact) & 0xFFFF;
-            case ".bf16" -> bf16(Double.isNaN(exact) ? Float.NaN : (float) exact);
+            case ".f16" -> Double.isNaN(exact) ? 0x7FFF : Float.floatToFloat16(roundToOdd(sat ? Math.min(1, Math.max(0, exact)) : exact)) & 0xFFFF;
+            case ".bf16" -> bf16(roundToOdd(exact));
             default -> throw new PtxException("cvt to " + type + " is not implemented");
         };
+    }
+
+    /**
+     * A double as a float rounded to odd: exact when it fits, otherwise the float toward zero with
+     * its last bit set. Rounding that to nearest-even at half or bfloat16 precision (far fewer bits)
+     * equals rounding the double directly, so f64 → f16/bf16 never rounds twice.
+     */
+    static float roundToOdd(double v) {
+        float f = (float) v;
+        if (Double.isNaN(v) || Float.isInfinite(f) && Double.isInfinite(v) || f == v) return f;
+        if (Math.abs(f) > Math.abs(v)) f = Math.nextAfter(f, 0.0);
+        return Float.intBitsToFloat(Float.floatToRawIntBits(f) | 1);
     }
 
     /** float → bfloat16 rounding to nearest even; NaN becomes the canonical 0x7FFF as on the hardware. */

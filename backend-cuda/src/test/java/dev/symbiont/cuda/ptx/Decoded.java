@@ -37,6 +37,8 @@ final class Decoded {
     int paramAreaSize;
     int callAreaSize;
     int localSize;
+    /** Static shared bytes a block of this kernel needs: the module's variables, then its own; dynamic shared follows. */
+    final int staticShared;
     /** Call-area declarations in scope (a call block redeclares param0, param1, ...). */
     private final Deque<Map<String, Symbol>> callScopes = new ArrayDeque<>();
     private final List<Runnable> fixups = new ArrayList<>();
@@ -44,13 +46,14 @@ final class Decoded {
     /** Decodes the module's other functions on first call. */
     final java.util.function.Function<String, Decoded> library;
 
-    Decoded(PtxModule module, PtxFunction function, Map<String, Symbol> moduleSymbols,
-            java.util.function.Function<String, Decoded> library) {
+    Decoded(PtxModule module, PtxFunction function, Map<String, Symbol> moduleSymbols, int moduleShared,
+            List<String> externShared, java.util.function.Function<String, Decoded> library) {
         this.library = library;
         this.module = module;
         this.function = function;
         this.name = function.name();
         this.symbols = new HashMap<>(moduleSymbols);
+        this.staticShared = layOutShared(moduleShared, externShared);
         int offset = 0;
         for (PtxFunction.Param p : function.returns()) offset = place(p, offset);
         for (PtxFunction.Param p : function.params()) offset = place(p, offset);
@@ -67,6 +70,26 @@ final class Decoded {
         return at + p.size();
     }
 
+    /**
+     * Places this function's own .shared arrays after the module's, and the extern (dynamic) array
+     * after both. A device function's own arrays would need the calling kernel's layout: refused.
+     */
+    private int layOutShared(int offset, List<String> externShared) {
+        for (PtxSource.Statement s : function.body()) {
+            if (!s.text().startsWith(".shared")) continue;
+            if (!function.entry()) {
+                throw new PtxException(name + ", line " + s.line() + ": .shared declared inside a device function is not supported");
+            }
+            PtxModule.Variable v = PtxModule.variable(s.text(), s.line());
+            offset = align(offset, v.align());
+            symbols.put(v.name(), new Symbol("shared", offset));
+            offset += v.size();
+        }
+        int end = align(offset, 16);
+        for (String n : externShared) symbols.put(n, new Symbol("shared", end));
+        return end;
+    }
+
     static int align(int offset, int alignment) { return (offset + alignment - 1) / alignment * alignment; }
 
     private void decodeBody() {
@@ -79,10 +102,7 @@ final class Decoded {
                 if (t.startsWith(".reg")) { declareRegisters(t, s.line()); continue; }
                 if (t.startsWith(".local")) { declareLocal(t, s.line()); continue; }
                 if (t.startsWith(".param")) { declareCallParam(t, s.line()); continue; }
-                if (t.startsWith(".shared") || t.startsWith(".loc") || t.startsWith(".pragma")) {
-                    if (t.startsWith(".shared")) throw new PtxException("function-scope .shared is not supported");
-                    continue;
-                }
+                if (t.startsWith(".shared") || t.startsWith(".loc") || t.startsWith(".pragma")) continue; // .shared: laid out above
                 Op op = Instructions.decode(this, t, s.line());
                 ops.add(op);
                 lines.add(s.line());

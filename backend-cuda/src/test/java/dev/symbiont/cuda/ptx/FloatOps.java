@@ -1,8 +1,8 @@
 package dev.symbiont.cuda.ptx;
 
 /**
- * Floating-point instructions on .f32 and .f64 with round-to-nearest (the only rounding mode
- * our kernels use; others fail by name), .ftz and .sat. Single precision runs in Java float,
+ * Floating-point instructions on .f32 and .f64 with round-to-nearest or a directed rounding mode
+ * ({@link DirectedRounding}), .ftz and .sat. Single precision runs in Java float,
  * which is IEEE binary32, so add, mul, div, sqrt and fma round exactly as the hardware does.
  * The approximate instructions (ex2, lg2, sin, cos, tanh, rcp/rsqrt .approx) return the correctly
  * rounded value, within the hardware's documented error.
@@ -18,6 +18,8 @@ final class FloatOps {
 
     static Decoded.Op decode(Decoded d, Insn in, String type) {
         boolean f64 = type.equals(".f64");
+        DirectedRounding.Mode m = DirectedRounding.mode(in);
+        if (m != null) return directed(d, in, type, f64, m);
         return switch (in.base()) {
             case "add" -> binary(d, in, type, f64 ? (a, b) -> a + b : (a, b) -> (float) a + (float) b);
             case "sub" -> binary(d, in, type, f64 ? (a, b) -> a - b : (a, b) -> (float) a - (float) b);
@@ -40,6 +42,20 @@ final class FloatOps {
             case "testp" -> testp(d, in, type, f64);
             case "setp" -> Compare.floating(d, in, type);
             default -> throw new PtxException("the interpreter does not implement " + in.base() + type);
+        };
+    }
+
+    /** The instructions that take a directed rounding mode (.rz .rm .rp). */
+    private static Decoded.Op directed(Decoded d, Insn in, String type, boolean f64, DirectedRounding.Mode m) {
+        return switch (in.base()) {
+            case "add" -> binary(d, in, type, (a, b) -> DirectedRounding.add(a, b, f64, m));
+            case "sub" -> binary(d, in, type, (a, b) -> DirectedRounding.add(a, -b, f64, m));
+            case "mul" -> binary(d, in, type, (a, b) -> DirectedRounding.mul(a, b, f64, m));
+            case "div" -> binary(d, in, type, (a, b) -> DirectedRounding.div(a, b, f64, m));
+            case "rcp" -> unary(d, in, type, a -> DirectedRounding.div(1, a, f64, m));
+            case "sqrt" -> unary(d, in, type, a -> DirectedRounding.sqrt(a, f64, m));
+            case "fma", "mad" -> fma(d, in, type, f64);
+            default -> throw new PtxException("the interpreter does not implement a rounding modifier on " + in.base() + type);
         };
     }
 
@@ -73,7 +89,7 @@ final class FloatOps {
         for (String m : in.mods()) {
             if (PtxTypes.isType("." + m)) continue;
             switch (m) {
-                case "rn", "ftz", "sat", "approx", "full" -> { }
+                case "rn", "rz", "rm", "rp", "ftz", "sat", "approx", "full" -> { }
                 default -> throw new PtxException("the interpreter does not implement modifier ." + m + " of " + in.base());
             }
         }
@@ -97,14 +113,16 @@ final class FloatOps {
 
     private static Decoded.Op fma(Decoded d, Insn in, String type, boolean f64) {
         checkModifiers(in);
-        if (!in.has("rn")) throw new PtxException(in.base() + type + " without .rn is not implemented");
+        DirectedRounding.Mode m = DirectedRounding.mode(in);
+        if (m == null && !in.has("rn")) throw new PtxException(in.base() + type + " without a rounding modifier is not implemented");
         boolean ftz = in.has("ftz"), sat = in.has("sat");
         int dst = Instructions.dest(d, in, 0);
         Operands.Src a = Operands.source(d, in.operand(1), type), b = Operands.source(d, in.operand(2), type),
                 c = Operands.source(d, in.operand(3), type);
         return (bl, t, f) -> {
             double x = read(a.get(bl, t, f), f64, ftz), y = read(b.get(bl, t, f), f64, ftz), z = read(c.get(bl, t, f), f64, ftz);
-            f.r[dst] = write(f64 ? Math.fma(x, y, z) : Math.fma((float) x, (float) y, (float) z), f64, ftz, sat);
+            double r = m != null ? DirectedRounding.fma(x, y, z, f64, m) : f64 ? Math.fma(x, y, z) : Math.fma((float) x, (float) y, (float) z);
+            f.r[dst] = write(r, f64, ftz, sat);
         };
     }
 

@@ -148,13 +148,13 @@ public final class InterpretedDriver implements Driver {
             throw new CudaException("cuLaunchKernel", "CUDA_ERROR_INVALID_VALUE", code.name + ": " + block.count()
                     + " threads per block, the device allows " + MAX_THREADS);
         }
-        if (k.program().staticShared + sharedBytes > MAX_SHARED) {
-            throw new CudaException("cuLaunchKernel", "CUDA_ERROR_INVALID_VALUE", code.name + ": " + (k.program().staticShared + sharedBytes)
+        if (code.staticShared + sharedBytes > MAX_SHARED) {
+            throw new CudaException("cuLaunchKernel", "CUDA_ERROR_INVALID_VALUE", code.name + ": " + (code.staticShared + sharedBytes)
                     + " bytes of shared memory");
         }
         MemorySegment params = parameters(code, args.args());
         launches.incrementAndGet();
-        new Launch(code, params, grid, block, k.program().staticShared, sharedBytes, memory, instructions::addAndGet).run();
+        new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, instructions::addAndGet).run();
     }
 
     /** The kernel's parameter bytes from the arguments, each checked against its declaration. */

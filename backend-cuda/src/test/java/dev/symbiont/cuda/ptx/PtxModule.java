@@ -85,6 +85,12 @@ final class PtxModule {
     }
 
     private void addVariable(String text, int line) {
+        Variable v = variable(text, line);
+        variables.put(v.name(), v);
+    }
+
+    /** One variable declaration (module scope, or a kernel's own {@code .shared} array). */
+    static Variable variable(String text, int line) {
         String decl = text, init = null;
         int eq = text.indexOf('=');
         if (eq >= 0) {
@@ -118,6 +124,6 @@ final class PtxModule {
                 for (int byteIndex = 0; byteIndex < elem; byteIndex++) bytes[k * elem + byteIndex] = (byte) (v >>> (8 * byteIndex));
             }
         }
-        variables.put(name, new Variable(name, space, size, align == 0 ? elem : align, bytes, external));
+        return new Variable(name, space, size, align == 0 ? elem : align, bytes, external);
     }
 }
