@@ -21,7 +21,9 @@ class PtxasBudgetTest {
 
     static final Budget DEFAULT = new Budget(64, 0);
     static final Map<String, Budget> BUDGETS = Map.of(
-            "copy", new Budget(40, 0));
+            "copy", new Budget(48, 0),
+            "random", new Budget(48, 0),
+            "index_check", new Budget(40, 0));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");

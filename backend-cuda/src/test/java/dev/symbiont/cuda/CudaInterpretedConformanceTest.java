@@ -1,0 +1,34 @@
+package dev.symbiont.cuda;
+
+import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.conformance.RandomConformance;
+import dev.symbiont.core.conformance.ReleaseConformance;
+import dev.symbiont.core.conformance.TransferConformance;
+import dev.symbiont.cuda.ptx.InterpretedDriver;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The conformance kit's groups on the {@code cuda} backend over the PTX interpreter, so every
+ * kernel they reach is executed and compared with the reference on every build. The groups
+ * that also need reductions, cumsum, matmul or indexing (elementwise and views, whose gradients
+ * reduce; device copies and losses) join when those ops land; this class then extends
+ * {@link dev.symbiont.core.conformance.BackendConformanceTest}.
+ */
+class CudaInterpretedConformanceTest {
+    private static Backend backend() { return new CudaBackend(new InterpretedDriver(), 0); }
+
+    @Nested
+    class Transfers extends TransferConformance {
+        @Override protected Backend backend() { return CudaInterpretedConformanceTest.backend(); }
+    }
+
+    @Nested
+    class Release extends ReleaseConformance {
+        @Override protected Backend backend() { return CudaInterpretedConformanceTest.backend(); }
+    }
+
+    @Nested
+    class Random extends RandomConformance {
+        @Override protected Backend backend() { return CudaInterpretedConformanceTest.backend(); }
+    }
+}
