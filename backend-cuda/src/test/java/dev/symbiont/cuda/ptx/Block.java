@@ -140,9 +140,9 @@ final class Block {
             Map<Integer, List<Machine.Thread>> byWarp = new java.util.TreeMap<>();
             for (Machine.Thread t : e.getValue()) byWarp.computeIfAbsent(t.warp, k -> new ArrayList<>()).add(t);
             for (List<Machine.Thread> lanes : byWarp.values()) {
-                long mask = lanes.getFirst().warpOperands[0] & 0xFFFFFFFFL;
                 long arrived = 0;
                 for (Machine.Thread t : lanes) arrived |= 1L << t.lane;
+                long mask = lanes.getFirst().warpOperands[0] == WarpOps.CONVERGED ? arrived : lanes.getFirst().warpOperands[0] & 0xFFFFFFFFL;
                 if ((arrived & mask) != mask) {
                     for (int lane = 0; lane < 32; lane++) {
                         int index = lanes.getFirst().warp * 32 + lane;

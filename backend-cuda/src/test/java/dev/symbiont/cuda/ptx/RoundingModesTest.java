@@ -82,20 +82,17 @@ class RoundingModesTest {
     enum Mode { DOWN, UP, ZERO }
 
     /** The float of {@code exact} rounded in {@code mode}, by comparing the nearest float with the exact value. */
-    static float toFloat(BigDecimal exact, Mode mode) {
-        float f = exact.floatValue();
-        int above = new BigDecimal(f).compareTo(exact);
-        boolean down = mode == Mode.DOWN || mode == Mode.ZERO && exact.signum() > 0;
-        if (down) return above > 0 ? Math.nextDown(f) : f;
-        return above < 0 ? Math.nextUp(f) : f;
-    }
+    static float toFloat(BigDecimal exact, Mode mode) { return (float) directed(exact, mode, true); }
 
-    static double toDouble(BigDecimal exact, Mode mode) {
-        double d = exact.doubleValue();
-        int above = new BigDecimal(d).compareTo(exact);
+    static double toDouble(BigDecimal exact, Mode mode) { return directed(exact, mode, false); }
+
+    private static double directed(BigDecimal exact, Mode mode, boolean single) {
+        double nearest = single ? exact.floatValue() : exact.doubleValue();
+        int above = new BigDecimal(nearest).compareTo(exact);
         boolean down = mode == Mode.DOWN || mode == Mode.ZERO && exact.signum() > 0;
-        if (down) return above > 0 ? Math.nextDown(d) : d;
-        return above < 0 ? Math.nextUp(d) : d;
+        if (down && above > 0) return single ? Math.nextDown((float) nearest) : Math.nextDown(nearest);
+        if (!down && above < 0) return single ? Math.nextUp((float) nearest) : Math.nextUp(nearest);
+        return nearest;
     }
 
     private static BigDecimal big(double v) { return new BigDecimal(v); }

@@ -3,7 +3,7 @@ package dev.symbiont.cuda.ptx;
 import java.util.List;
 
 /**
- * Warp collectives: shfl.sync, vote.sync and bar.warp.sync. A lane that reaches one waits; when
+ * Warp collectives: shfl.sync, vote.sync, bar.warp.sync and activemask. A lane that reaches one waits; when
  * every lane of its member mask has arrived, the collective runs for them all. A member lane that
  * has exited, or a source lane outside the mask, is an error rather than an undefined value.
  */
@@ -19,18 +19,24 @@ final class WarpOps {
         return switch (in.base()) {
             case "shfl" -> shuffle(d, in);
             case "vote" -> vote(d, in);
-            default -> {                                              // activemask.b32 d
-                int dst = d.register(in.operand(0));
-                yield (b, t, f) -> {
-                    long mask = 0;
-                    for (int lane = 0; lane < 32; lane++) {
-                        int i = t.warp * 32 + lane;
-                        if (i < b.threads.length && b.threads[i].status != Machine.Thread.EXITED) mask |= 1L << lane;
-                    }
-                    f.r[dst] = mask;
-                };
-            }
+            default -> activeMask(d, in);
         };
+    }
+
+    /** A member mask meaning "the lanes that converge here": {@link Block} completes it once no lane of the warp runs. */
+    static final long CONVERGED = -1L;
+
+    /**
+     * activemask.b32 d: the lanes executing it together. Threads run one at a time here, so it
+     * waits like a collective until no lane of its warp can run, and names the lanes waiting at it.
+     */
+    private static Decoded.Op activeMask(Decoded d, Insn in) {
+        int dst = d.register(in.operand(0));
+        return collective((b, t, f) -> new long[] {CONVERGED}, (b, lanes) -> {
+            long mask = 0;
+            for (Machine.Thread t : lanes) mask |= 1L << t.lane;
+            for (Machine.Thread t : lanes) t.frame.r[dst] = mask;
+        });
     }
 
     /** bar.warp.sync mask: the lanes of the mask meet. */
