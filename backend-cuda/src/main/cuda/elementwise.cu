@@ -4,6 +4,7 @@
 // are fixed here and in CudaElementwise.code(...).
 #include "common.cuh"
 #include "halfs.cuh"
+#include "javamath.cuh"
 
 enum Unary { NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RELU, GELU_ERF, GELU_TANH, SILU, SOFTPLUS, ERF, SIGN,
              RECIPROCAL, SQUARE };
@@ -46,19 +47,6 @@ __device__ float unary_op(int op, float x) {
 __device__ __forceinline__ float java_pow(float a, float b) {
     if (isnan(b) || (fabsf(a) == 1.0f && isinf(b))) return __int_as_float(0x7fc00000);
     return (float)pow((double)a, (double)b);
-}
-
-// Math.max/min: NaN if either is NaN, and +0 above -0.
-__device__ __forceinline__ float java_max(float a, float b) {
-    if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
-    if (a != b) return a > b ? a : b;
-    return __int_as_float(__float_as_int(a) & __float_as_int(b));
-}
-
-__device__ __forceinline__ float java_min(float a, float b) {
-    if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
-    if (a != b) return a < b ? a : b;
-    return __int_as_float(__float_as_int(a) | __float_as_int(b));
 }
 
 __device__ float binary_op(int op, float a, float b) {

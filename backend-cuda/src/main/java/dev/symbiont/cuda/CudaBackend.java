@@ -80,6 +80,8 @@ public final class CudaBackend implements Backend {
 
     DeviceErrors errors() { return errors; }
 
+    CudaIndexCheck indexCheck() { return indexCheck; }
+
     /** This backend's storage behind {@code s}; core has already checked it belongs here. */
     static CudaStorage storage(Storage s) { return (CudaStorage) s; }
 

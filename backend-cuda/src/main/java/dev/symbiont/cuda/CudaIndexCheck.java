@@ -41,6 +41,34 @@ final class CudaIndexCheck {
         return new Backend.IndexCheck(safe, keep);
     }
 
+    /**
+     * Checks every index (int32/int64) of an indexing op lies in [0, size) for dim {@code dim}; the
+     * first bad one raises the reference's {@link IndexOutOfBoundsException} for {@code op} at the
+     * next synchronisation. The check kernel's id and mask outputs are not needed here.
+     */
+    void checkRange(String op, CudaStorage index, Layout indexLayout, int dim, long size) {
+        if (index.dtype() != DType.INT32 && index.dtype() != DType.INT64) {
+            throw new IllegalArgumentException(op + ": index must be int32 or int64, got " + index.dtype());
+        }
+        long n = indexLayout.numel();
+        if (n == 0) return;
+        backend.enter();
+        CudaStorage safe = backend.empty(DType.INT64, n);
+        CudaStorage keep = backend.empty(DType.FLOAT32, n);
+        long slots = backend.errors().slotWithValue((position, id) -> new IndexOutOfBoundsException(op + ": index " + id
+                + " at position " + Arrays.toString(StridedWalker.unravel((int) position, indexLayout.shape()))
+                + " out of range for dim " + dim + " of size " + size));
+        String suffix = CudaCopies.suffix(index.dtype());
+        byte[] layout = Strided.of(op, indexLayout);
+        backend.kernels().launch("index_check", "check_index_" + suffix, n, KernelArgs.of()
+                .pointer(safe.address()).pointer(keep.address()).pointer(index.address())
+                .struct(layout, Strided.ALIGN).i64(n).i64(size).i32(0).i64(0).pointer(slots));
+        backend.kernels().launch("index_check", "check_index_value_" + suffix, Dim3.of(1), Dim3.of(1), 0,
+                KernelArgs.of().pointer(index.address()).struct(layout, Strided.ALIGN).pointer(slots));
+        safe.release();                 // queued work that writes them runs first, in stream order
+        keep.release();
+    }
+
     /** The reference backend's message for the first bad id (its value kept on the device beside its position). */
     private static RuntimeException outOfRange(String op, Layout idsLayout, long bound, OptionalLong ignore,
                                                long position, long id) {
