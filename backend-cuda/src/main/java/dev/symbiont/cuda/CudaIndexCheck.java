@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.reference.StridedWalker;
+import dev.symbiont.cuda.driver.Dim3;
 import dev.symbiont.cuda.driver.KernelArgs;
 
 import java.util.Arrays;
@@ -28,18 +29,21 @@ final class CudaIndexCheck {
         long n = idsLayout.numel();
         CudaStorage safe = backend.empty(DType.INT64, n);
         CudaStorage keep = backend.empty(DType.FLOAT32, n);
-        long slot = backend.errors().slot(position -> outOfRange(op, safe, idsLayout, bound, ignore, position));
-        backend.kernels().launch("index_check", "check_index_" + CudaCopies.suffix(ids.dtype()), n, KernelArgs.of()
+        long slots = backend.errors().slotWithValue((position, id) -> outOfRange(op, idsLayout, bound, ignore, position, id));
+        String suffix = CudaCopies.suffix(ids.dtype());
+        byte[] layout = Strided.of(op, idsLayout);
+        backend.kernels().launch("index_check", "check_index_" + suffix, n, KernelArgs.of()
                 .pointer(safe.address()).pointer(keep.address()).pointer(ids.address())
-                .struct(Strided.of(op, idsLayout), Strided.ALIGN).i64(n).i64(bound)
-                .i32(ignore.isPresent() ? 1 : 0).i64(ignore.orElse(0)).pointer(slot));
+                .struct(layout, Strided.ALIGN).i64(n).i64(bound)
+                .i32(ignore.isPresent() ? 1 : 0).i64(ignore.orElse(0)).pointer(slots));
+        backend.kernels().launch("index_check", "check_index_value_" + suffix, Dim3.of(1), Dim3.of(1), 0,
+                KernelArgs.of().pointer(ids.address()).struct(layout, Strided.ALIGN).pointer(slots));
         return new Backend.IndexCheck(safe, keep);
     }
 
-    /** The reference backend's message for the first bad id; the kernel left that id in {@code safe}. */
-    private RuntimeException outOfRange(String op, CudaStorage safe, Layout idsLayout, long bound, OptionalLong ignore,
-                                        long position) {
-        long id = ((long[]) backend.download(safe, new Layout(new int[] {1}, new int[] {1}, (int) position)))[0];
+    /** The reference backend's message for the first bad id (its value kept on the device beside its position). */
+    private static RuntimeException outOfRange(String op, Layout idsLayout, long bound, OptionalLong ignore,
+                                               long position, long id) {
         return new IndexOutOfBoundsException(op + ": index " + id + " at position "
                 + Arrays.toString(StridedWalker.unravel((int) position, idsLayout.shape())) + " is outside [0, " + bound + ")"
                 + (ignore.isPresent() ? " and is not the ignore index " + ignore.getAsLong() : ""));

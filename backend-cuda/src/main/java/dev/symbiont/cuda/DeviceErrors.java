@@ -20,14 +20,20 @@ import java.util.function.LongFunction;
 final class DeviceErrors {
     static final int SLOTS = 256;
 
-    /** A check waiting for the next synchronisation: its slot and the error for a bad position. */
-    private record Pending(int slot, LongFunction<RuntimeException> error) {}
+    /** The error for a bad position and the word the check kept beside it (0 for a one-word check). */
+    interface PositionError {
+        RuntimeException at(long position, long value);
+    }
+
+    /** A check waiting for the next synchronisation: its first slot, its width in slots and its error. */
+    private record Pending(int slot, int width, PositionError error) {}
 
     private final CudaBackend backend;
     private final Driver driver;
     private final Driver.Stream stream;
     private final List<Pending> pending = new ArrayList<>();
     private CudaStorage slots;
+    private int used;
 
     DeviceErrors(CudaBackend backend, Driver driver, Driver.Stream stream) {
         this.backend = backend;
@@ -40,10 +46,21 @@ final class DeviceErrors {
      * read the device: it runs after the slots are cleared).
      */
     synchronized long slot(LongFunction<RuntimeException> error) {
-        if (pending.size() == SLOTS) raise();
+        return reserve(1, (position, value) -> error.apply(position));
+    }
+
+    /**
+     * Two slots for one check: the first takes the bad position as {@link #slot} does, the second
+     * a word the check's kernels keep about it (the bad value), handed to {@code error} with it.
+     */
+    synchronized long slotWithValue(PositionError error) { return reserve(2, error); }
+
+    private long reserve(int width, PositionError error) {
+        if (used + width > SLOTS) raise();
         if (slots == null) slots = backend.allocate(DType.INT64, SLOTS);
-        int slot = pending.size();
-        pending.add(new Pending(slot, error));
+        int slot = used;
+        used += width;
+        pending.add(new Pending(slot, width, error));
         return slots.address(slot);
     }
 
@@ -54,18 +71,20 @@ final class DeviceErrors {
         synchronized (this) {
             if (pending.isEmpty()) return;
             checks = List.copyOf(pending);
+            int words = used;
             pending.clear();
+            used = 0;
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment host = arena.allocate(8L * checks.size(), 8);
+                MemorySegment host = arena.allocate(8L * words, 8);
                 driver.copyToHost(host, slots.address(), stream);
                 driver.synchronize(stream);
-                for (int i = 0; i < checks.size(); i++) found[i] = host.getAtIndex(ValueLayout.JAVA_LONG, i);
+                for (int i = 0; i < words; i++) found[i] = host.getAtIndex(ValueLayout.JAVA_LONG, i);
             }
-            driver.zero(slots.address(), 8L * checks.size(), stream);
+            driver.zero(slots.address(), 8L * words, stream);
         }
         for (Pending check : checks) {
             long word = found[check.slot()];
-            if (word != 0) throw check.error().apply(~word);
+            if (word != 0) throw check.error().at(~word, check.width() > 1 ? found[check.slot() + 1] : 0);
         }
     }
 }

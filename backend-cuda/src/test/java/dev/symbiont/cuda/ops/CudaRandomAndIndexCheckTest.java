@@ -5,6 +5,7 @@ import dev.symbiont.core.Layout;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Philox;
 import dev.symbiont.core.backend.RandomKind;
+import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
@@ -26,7 +27,7 @@ class CudaRandomAndIndexCheckTest {
 
     @ParameterizedTest
     @CsvSource({"UNIFORM, 1, 0, 0", "UNIFORM, 1031, 42, 7", "NORMAL, 1, 3, 0", "NORMAL, 33, -5, 123456789",
-            "NORMAL, 2049, 20260101, 4294967295", "UNIFORM, 31, 9223372036854775807, 4294967296"})
+            "NORMAL, 2049, 20260101, 4294967295", "UNIFORM, 31, 9223372036854775807, 4294967296", "NORMAL, 32768, 1234, 99"})
     void randomIsBitIdenticalToPhilox(RandomKind kind, int n, long seed, long offset) {
         float[] expected = new float[n];
         Philox.fill(kind, expected, 0, n, seed, offset);
@@ -35,6 +36,13 @@ class CudaRandomAndIndexCheckTest {
             assertEquals(Float.floatToRawIntBits(expected[i]), Float.floatToRawIntBits(actual[i]),
                     kind + " element " + i + " of seed " + seed + " at offset " + offset + ": " + expected[i] + " vs " + actual[i]);
         }
+    }
+
+    @Test
+    void anEmptyDrawIsEmptyAndANegativeSizeIsNamed() {
+        assertEquals(0, cuda.random(RandomKind.NORMAL, 0, 1, 0).size());
+        var e = assertThrows(IllegalArgumentException.class, () -> cuda.random(RandomKind.UNIFORM, -3, 1, 0));
+        assertEquals("random: negative size -3", e.getMessage());
     }
 
     /**
@@ -113,5 +121,18 @@ class CudaRandomAndIndexCheckTest {
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
         assertEquals(expected, e.getMessage());
         cuda.synchronize(); // raised once: the slot is cleared
+    }
+
+    @Test
+    void theMessageNamesTheBadIdEvenWhenEveryBufferWasReleasedBeforeTheSynchronisation() {
+        long[] ids = new long[40];
+        ids[33] = 1L << 40;
+        Storage s = cuda.upload(DType.INT64, ids);
+        Backend.IndexCheck c = cuda.checkIndex("embedding", s, Layout.contiguous(40), 7, OptionalLong.empty());
+        c.ids().release();
+        c.keep().release();
+        s.release();
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
+        assertEquals("embedding: index 1099511627776 at position [33] is outside [0, 7)", e.getMessage());
     }
 }
