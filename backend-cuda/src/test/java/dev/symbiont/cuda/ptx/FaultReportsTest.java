@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FaultReportsTest {
     private final PtxHarness h = new PtxHarness();
 
-    /** A kernel's own .shared array: thread 1 reads what thread 0 wrote, with a barrier between them only when asked. */
-    private static String handOff(boolean barrier) {
+    /** A kernel's own .shared array: thread 1 reads what thread 0 wrote, with {@code sync} (a barrier, or nothing) between. */
+    private static String handOff(String sync) {
         return """
                 .visible .entry handoff(.param .u64 out)
                 {
@@ -34,18 +34,29 @@ class FaultReportsTest {
                 $L_end:
                     ret;
                 }
-                """.replace("BARRIER", barrier ? "bar.sync 0;" : "");
+                """.replace("BARRIER", sync);
     }
 
     @Test
     void aHandOffThroughAKernelsOwnSharedArrayNeedsItsBarrier() {
         long out = h.ints(0);
-        h.launch(h.kernel(handOff(true), "handoff"), 1, 32, KernelArgs.of().pointer(out));
+        h.launch(h.kernel(handOff("bar.sync 0;"), "handoff"), 1, 32, KernelArgs.of().pointer(out));
         assertArrayEquals(new int[] {42}, h.ints(out, 1));
-        var e = assertThrows(PtxException.class, () -> h.launch(h.kernel(handOff(false), "handoff"), 1, 32, KernelArgs.of().pointer(out)));
+        var e = assertThrows(PtxException.class, () -> h.launch(h.kernel(handOff(""), "handoff"), 1, 32, KernelArgs.of().pointer(out)));
         String m = e.getMessage();
         assertTrue(m.startsWith("handoff, line 19 (ld.shared.u32 %r2, [slot+4]), block (0, 0, 0), thread (1, 0, 0)"), m);
         assertTrue(m.contains("shared-memory race at shared address 4: thread 1 reads (line 19) a byte thread 0 wrote (line 14)"), m);
+    }
+
+    @Test
+    void withinAWarpASyncwarpOrdersTheHandOffButNotAcrossWarps() {
+        long out = h.ints(0);
+        h.launch(h.kernel(handOff("bar.warp.sync -1;"), "handoff"), 1, 32, KernelArgs.of().pointer(out));
+        assertArrayEquals(new int[] {42}, h.ints(out, 1));
+        // thread 32 (the second warp) reads: __syncwarp orders nothing across warps
+        String acrossWarps = handOff("bar.warp.sync -1;").replace("setp.ne.u32 %p2, %r1, 1;", "setp.ne.u32 %p2, %r1, 32;");
+        var e = assertThrows(PtxException.class, () -> h.launch(h.kernel(acrossWarps, "handoff"), 1, 64, KernelArgs.of().pointer(out)));
+        assertTrue(e.getMessage().contains("shared-memory race at shared address 4: thread 32 reads"), e.getMessage());
     }
 
     @Test
