@@ -61,3 +61,35 @@ extern "C" __global__ void cumsum_f32(float* out, const float* x, Strided xOuter
         }
     }
 }
+
+// -1, 0 or 1 in numeric order where -0 equals +0 and NaN is above everything (equal to NaN).
+__device__ __forceinline__ int compare_nan_highest(float a, float b) {
+    bool an = a != a, bn = b != b;
+    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+    return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+// Top-k by rank: each thread takes one element of one line and counts the elements that rank
+// before it (better value, or equal value at a lower index: a stable order), then writes itself
+// to that rank when it is below k. O(size) work per element, no shared memory, so any line
+// length is handled alike; values and indices are contiguous with the dim of size k.
+extern "C" __global__ void topk_f32(float* values, long long* indices, const float* x,
+                                    Strided xOuter, Strided outOuter, long long lines, long long size,
+                                    long long xStride, long long outStride, long long k, int largest) {
+    GRID_STRIDE(e, lines * size) {
+        long long line = e / size, i = e - line * size;
+        long long xBase = strided_offset(xOuter, line);
+        float v = x[xBase + i * xStride];
+        long long rank = 0;
+        for (long long j = 0; j < size && rank < k; ++j) {
+            int c = compare_nan_highest(x[xBase + j * xStride], v);
+            if (!largest) c = -c;
+            if (c > 0 || (c == 0 && j < i)) ++rank;
+        }
+        if (rank < k) {
+            long long at = strided_offset(outOuter, line) + rank * outStride;
+            values[at] = v;
+            indices[at] = i;
+        }
+    }
+}

@@ -71,7 +71,33 @@ final class CudaReductions {
         return out;
     }
 
+    /**
+     * The k largest (or smallest) entries along {@code dim}, sorted, ties in index order, NaN above
+     * every number: float32 values and int64 indices of x's shape with that dim of size k. The
+     * kernel ranks every element against its line (no shared memory), so any line length works.
+     */
     Backend.TopK topk(CudaStorage x, Layout xLayout, int dim, int k, boolean largest) {
-        throw new UnsupportedOperationException("cuda backend: topk not yet implemented");
+        backend.enter();
+        int d = xLayout.dim("topk", dim);
+        int size = xLayout.size(d);
+        if (k < 0 || k > size) {
+            throw new IllegalArgumentException("topk: k " + k + " out of range for dim " + d + " of size "
+                    + size + " in shape " + Arrays.toString(xLayout.shape()));
+        }
+        int[] outShape = xLayout.shape().clone();
+        outShape[d] = k;
+        Layout outLayout = Layout.contiguous(outShape);
+        CudaStorage values = backend.empty(DType.FLOAT32, outLayout.numel());
+        CudaStorage indices = backend.empty(DType.INT64, outLayout.numel());
+        Layout xOuter = StridedWalker.outer(xLayout, d);
+        long lines = xOuter.numel();
+        if (k > 0) {
+            backend.kernels().launch("reduce", "topk_f32", lines * size, KernelArgs.of().pointer(values.address())
+                    .pointer(indices.address()).pointer(x.address())
+                    .struct(Strided.of("topk", xOuter), Strided.ALIGN)
+                    .struct(Strided.of("topk", StridedWalker.outer(outLayout, d)), Strided.ALIGN)
+                    .i64(lines).i64(size).i64(xLayout.stride(d)).i64(outLayout.stride(d)).i64(k).i32(largest ? 1 : 0));
+        }
+        return new Backend.TopK(values, indices);
     }
 }

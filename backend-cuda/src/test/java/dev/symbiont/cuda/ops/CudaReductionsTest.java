@@ -116,4 +116,29 @@ class CudaReductionsTest {
                 () -> cuda.reduce(ReduceOp.SUM, cuda.upload(DType.FLOAT32, new float[4]), l, new int[]{1, 0}));
         assertEquals("SUM: dims [1, 0] must be sorted, distinct and within rank 2 of shape [2, 2]", u.getMessage());
     }
+
+    @Test
+    void topkMatchesTheReferenceWithTiesAndNan() {
+        float[] x = values(7 * 33, 5);
+        x[10] = Float.NaN;
+        for (Layout layout : List.of(Layout.contiguous(7, 33), Layout.contiguous(33, 7).transpose(0, 1))) {
+            for (int dim = 0; dim < 2; dim++) {
+                for (int k : new int[]{0, 1, 5, layout.size(dim)}) {
+                    for (boolean largest : new boolean[]{true, false}) {
+                        int[] shape = layout.shape().clone();
+                        shape[dim] = k;
+                        Layout out = Layout.contiguous(shape);
+                        Backend.TopK expected = reference.topk(input(reference, x), layout, dim, k, largest);
+                        Backend.TopK actual = cuda.topk(input(cuda, x), layout, dim, k, largest);
+                        String what = "topk k=" + k + " largest=" + largest + " along " + dim + " of " + layout;
+                        assertArrayEquals((float[]) reference.download(expected.values(), out), (float[]) cuda.download(actual.values(), out), what);
+                        assertArrayEquals((long[]) reference.download(expected.indices(), out), (long[]) cuda.download(actual.indices(), out), what);
+                    }
+                }
+            }
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> cuda.topk(input(cuda, x), Layout.contiguous(7, 33), 1, 34, true));
+        assertEquals("topk: k 34 out of range for dim 1 of size 33 in shape [7, 33]", e.getMessage());
+    }
 }
