@@ -27,6 +27,8 @@ final class Block {
     final SharedMemory shared;
     final DeviceMemory global;
     final Machine.Thread[] threads;
+    /** bar.warp.sync completions per warp: they order shared accesses within a warp, see {@link SharedMemory}. */
+    final long[] warpEpoch;
     private final MemorySegment[] local;
     long executed;
     /** The barrier interval; shared accesses in one interval by two threads may race. */
@@ -41,8 +43,9 @@ final class Block {
         this.ctaZ = ctaZ;
         this.dynamicShared = launch.dynamicShared();
         this.global = launch.memory();
-        this.shared = new SharedMemory(launch.staticShared() + dynamicShared, true);
         int n = (int) blockDim.count();
+        this.warpEpoch = new long[(n + 31) / 32];
+        this.shared = new SharedMemory(launch.staticShared() + dynamicShared, true, warpEpoch);
         threads = new Machine.Thread[n];
         local = new MemorySegment[n];
         for (int i = 0; i < n; i++) {

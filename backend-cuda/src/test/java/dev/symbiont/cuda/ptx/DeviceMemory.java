@@ -20,9 +20,11 @@ final class DeviceMemory {
     private final long capacity;
     private long next = BASE;
     private long used;
-    /** The last allocation an access hit: most accesses of a kernel fall in the same one. */
-    private long cachedBase = -1, cachedEnd = -1;
-    private MemorySegment cached;
+    /** The allocations accesses hit last: a kernel's accesses fall in its few operands, so the tree is rarely searched. */
+    private static final int CACHED = 8;
+    private final long[] cachedBase = new long[CACHED], cachedEnd = new long[CACHED];
+    private final MemorySegment[] cached = new MemorySegment[CACHED];
+    private int nextCached;
 
     DeviceMemory(long capacity) { this.capacity = capacity; }
 
@@ -42,7 +44,8 @@ final class DeviceMemory {
         MemorySegment s = allocations.remove(address);
         if (s == null) throw new PtxException("cuMemFree of 0x" + Long.toHexString(address) + ", which is not an allocation");
         used -= s.byteSize();
-        if (cachedBase == address) cachedBase = cachedEnd = -1;
+        java.util.Arrays.fill(cachedEnd, 0); // an empty range: no access hits it
+
     }
 
     long used() { return used; }
@@ -51,13 +54,17 @@ final class DeviceMemory {
 
     /** A view of {@code bytes} bytes at {@code address}, which must lie inside one allocation. */
     synchronized MemorySegment slice(long address, long bytes, String what) {
-        if (address >= cachedBase && address + bytes <= cachedEnd) return cached.asSlice(address - cachedBase, bytes);
+        for (int i = 0; i < CACHED; i++) {
+            if (address >= cachedBase[i] && address + bytes <= cachedEnd[i]) return cached[i].asSlice(address - cachedBase[i], bytes);
+        }
         Map.Entry<Long, MemorySegment> e = allocations.floorEntry(address);
         if (e != null && address + bytes <= e.getKey() + e.getValue().byteSize()) {
-            cachedBase = e.getKey();
-            cachedEnd = cachedBase + e.getValue().byteSize();
-            cached = e.getValue();
-            return cached.asSlice(address - cachedBase, bytes);
+            int i = nextCached;
+            nextCached = (nextCached + 1) % CACHED;
+            cachedBase[i] = e.getKey();
+            cachedEnd[i] = cachedBase[i] + e.getValue().byteSize();
+            cached[i] = e.getValue();
+            return cached[i].asSlice(address - cachedBase[i], bytes);
         }
         throw new PtxException("out-of-bounds global " + what + " of " + bytes + " bytes at 0x" + Long.toHexString(address)
                 + nearest(address));

@@ -13,6 +13,7 @@ final class Instructions {
             case "add", "sub", "mul", "mad", "div", "rem", "abs", "neg", "min", "max", "fma", "rcp", "sqrt", "rsqrt",
                  "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and", "or", "xor", "not", "cnot", "shl", "shr",
                  "popc", "clz", "brev", "bfe", "bfi", "prmt", "setp", "selp", "mul24", "mad24", "fns" -> Arithmetic.decode(d, in);
+            case "set" -> Compare.set(d, in);
             case "cvt", "mov", "cvta" -> Convert.decode(d, in);
             case "ld", "ldu", "st", "atom", "red" -> MemoryOps.decode(d, in);
             case "bra", "ret", "exit", "call", "bar", "barrier", "membar", "fence", "nanosleep", "trap" -> Control.decode(d, in);

@@ -47,15 +47,16 @@ final class IntegerOps {
         int dst = Instructions.dest(d, in, 0);
         int bytes = PtxTypes.size(type, 0);
         Operands.Src a = Operands.source(d, in.operand(1), type), b = Operands.source(d, in.operand(2), type);
-        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.apply(PtxTypes.asInteger(a.get(bl, t, f), type),
-                PtxTypes.asInteger(b.get(bl, t, f), type)), bytes);
+        java.util.function.LongUnaryOperator ext = PtxTypes.extender(type);
+        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.apply(ext.applyAsLong(a.get(bl, t, f)), ext.applyAsLong(b.get(bl, t, f))), bytes);
     }
 
     private static Decoded.Op unary(Decoded d, Insn in, String type, java.util.function.LongUnaryOperator op) {
         int dst = Instructions.dest(d, in, 0);
         int bytes = PtxTypes.size(type, 0);
         Operands.Src a = Operands.source(d, in.operand(1), type);
-        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.applyAsLong(PtxTypes.asInteger(a.get(bl, t, f), type)), bytes);
+        java.util.function.LongUnaryOperator ext = PtxTypes.extender(type);
+        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.applyAsLong(ext.applyAsLong(a.get(bl, t, f))), bytes);
     }
 
     private static Decoded.Op unaryTo32(Decoded d, Insn in, String type, java.util.function.LongUnaryOperator op) {
@@ -81,7 +82,8 @@ final class IntegerOps {
         int dst = Instructions.dest(d, in, 0);
         int bytes = bits / 8;
         Operands.Src a = Operands.source(d, in.operand(1), type), n = Operands.source(d, in.operand(2), ".u32");
-        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.apply(PtxTypes.asInteger(a.get(bl, t, f), type),
+        java.util.function.LongUnaryOperator ext = PtxTypes.extender(type);
+        return (bl, t, f) -> f.r[dst] = PtxTypes.truncate(op.apply(ext.applyAsLong(a.get(bl, t, f)),
                 n.get(bl, t, f) & 0xFFFFFFFFL), bytes);
     }
 
@@ -95,8 +97,9 @@ final class IntegerOps {
         String cType = wide ? (signed ? ".s" : ".u") + (2 * bits) : type;
         Operands.Src c = add ? Operands.source(d, in.operand(3), cType) : null;
         int outBytes = wide ? 2 * bits / 8 : bits / 8;
+        java.util.function.LongUnaryOperator ext = PtxTypes.extender(type), extC = PtxTypes.extender(cType);
         return (bl, t, f) -> {
-            long x = PtxTypes.asInteger(a.get(bl, t, f), type), y = PtxTypes.asInteger(b.get(bl, t, f), type);
+            long x = ext.applyAsLong(a.get(bl, t, f)), y = ext.applyAsLong(b.get(bl, t, f));
             if (low24) {
                 x = signed ? (x << 40) >> 40 : x & 0xFFFFFF;
                 y = signed ? (y << 40) >> 40 : y & 0xFFFFFF;
@@ -104,7 +107,7 @@ final class IntegerOps {
             long r;
             if (hi) r = bits == 64 ? (signed ? Math.multiplyHigh(x, y) : Math.unsignedMultiplyHigh(x, y)) : (x * y) >> bits;
             else r = x * y;
-            if (add) r += PtxTypes.asInteger(c.get(bl, t, f), cType);
+            if (add) r += extC.applyAsLong(c.get(bl, t, f));
             f.r[dst] = PtxTypes.truncate(r, outBytes);
         };
     }

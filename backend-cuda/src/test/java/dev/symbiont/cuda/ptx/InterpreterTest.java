@@ -15,7 +15,7 @@ class InterpreterTest {
     private final PtxHarness h = new PtxHarness();
 
     /** out[i] = in[i] * 3 + i for i < n, one thread each, guarded by a predicate. */
-    private static final String AFFINE = """
+    static final String AFFINE = """
             .visible .entry affine(.param .u64 out, .param .u64 in, .param .u32 n)
             {
                 .reg .pred %p<2>;

@@ -74,11 +74,11 @@ final class MemoryOps {
         int size = PtxTypes.size(type, 0);
         int[] dst = registers(d, in.operand(0));
         Address a = address(d, in.operand(1));
-        int line = 0;
+        Reader reader = reader(type);
         return (b, t, f) -> {
             long at = a.get(b, t, f);
-            MemorySegment m = resolve(b, t, f, space, a, at, size * dst.length, false, line);
-            for (int i = 0; i < dst.length; i++) if (dst[i] >= 0) f.r[dst[i]] = read(m, i * size, type);
+            MemorySegment m = resolve(b, t, f, space, a, at, size * dst.length, false, 0);
+            for (int i = 0; i < dst.length; i++) if (dst[i] >= 0) f.r[dst[i]] = reader.read(m, i * size);
         };
     }
 
@@ -134,6 +134,22 @@ final class MemoryOps {
         if (write) b.shared.write(at, bytes, t.linear, b.interval, line);
         else b.shared.read(at, bytes, t.linear, b.interval, line);
         return m;
+    }
+
+    /** A load of one type, resolved at decode so the op does not switch on the type per execution. */
+    @FunctionalInterface
+    interface Reader { long read(MemorySegment m, long offset); }
+
+    static Reader reader(String type) {
+        return switch (type) {
+            case ".s8" -> (m, o) -> m.get(ValueLayout.JAVA_BYTE, o);
+            case ".u8", ".b8" -> (m, o) -> m.get(ValueLayout.JAVA_BYTE, o) & 0xFF;
+            case ".s16" -> (m, o) -> m.get(SHORT, o);
+            case ".u16", ".b16", ".f16", ".bf16" -> (m, o) -> m.get(SHORT, o) & 0xFFFF;
+            case ".s32" -> (m, o) -> m.get(INT, o);
+            case ".u32", ".b32", ".f32" -> (m, o) -> m.get(INT, o) & 0xFFFFFFFFL;
+            default -> (m, o) -> m.get(LONG, o);
+        };
     }
 
     static long read(MemorySegment m, long offset, String type) {

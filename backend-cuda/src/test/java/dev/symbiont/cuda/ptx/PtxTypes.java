@@ -29,6 +29,19 @@ final class PtxTypes {
     static boolean isFloat(String type) { return type.startsWith(".f") || type.equals(".bf16"); }
 
     /** Raw bits as a signed or unsigned integer of the type's width, widened to long. */
+    /** {@link #asInteger} with the type resolved once, for the decoded op to call per execution. */
+    static java.util.function.LongUnaryOperator extender(String type) {
+        return switch (type) {
+            case ".s8" -> bits -> (byte) bits;
+            case ".u8", ".b8" -> bits -> bits & 0xFF;
+            case ".s16" -> bits -> (short) bits;
+            case ".u16", ".b16" -> bits -> bits & 0xFFFF;
+            case ".s32" -> bits -> (int) bits;
+            case ".u32", ".b32" -> bits -> bits & 0xFFFFFFFFL;
+            default -> bits -> bits;
+        };
+    }
+
     static long asInteger(long bits, String type) {
         return switch (type) {
             case ".s8" -> (byte) bits;

@@ -42,7 +42,7 @@ final class WarpOps {
     /** bar.warp.sync mask: the lanes of the mask meet. */
     static Decoded.Op syncWarp(Decoded d, Insn in) {
         Operands.Src mask = Operands.source(d, in.operand(0), ".u32");
-        return collective((b, t, f) -> new long[] {mask.get(b, t, f)}, (b, lanes) -> { });
+        return collective((b, t, f) -> new long[] {mask.get(b, t, f)}, (b, lanes) -> b.warpEpoch[lanes.getFirst().warp]++);
     }
 
     private static Decoded.Op shuffle(Decoded d, Insn in) {
