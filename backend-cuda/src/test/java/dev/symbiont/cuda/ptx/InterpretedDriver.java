@@ -35,6 +35,8 @@ public final class InterpretedDriver implements Driver {
 
     private final DeviceMemory memory;
     private final AtomicLong instructions = new AtomicLong();
+    /** Instructions executed by every interpreted device in this JVM, for the speed the build reports. */
+    private static final AtomicLong ALL_INSTRUCTIONS = new AtomicLong();
     private final AtomicLong launches = new AtomicLong();
 
     /** A device of 4 GiB. */
@@ -45,6 +47,9 @@ public final class InterpretedDriver implements Driver {
 
     /** PTX instructions executed so far, by all threads of all launches. */
     public long instructions() { return instructions.get(); }
+
+    /** PTX instructions executed by all interpreted devices of this JVM so far. */
+    public static long allInstructions() { return ALL_INSTRUCTIONS.get(); }
 
     /** Kernel launches so far. */
     public long launches() { return launches.get(); }
@@ -154,7 +159,10 @@ public final class InterpretedDriver implements Driver {
         }
         MemorySegment params = parameters(code, args.args());
         launches.incrementAndGet();
-        new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, instructions::addAndGet).run();
+        new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, n -> {
+            instructions.addAndGet(n);
+            ALL_INSTRUCTIONS.addAndGet(n);
+        }).run();
     }
 
     /** The kernel's parameter bytes from the arguments, each checked against its declaration. */
