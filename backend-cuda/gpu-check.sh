@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The CUDA backend on a real GPU, in two steps (run both from the project root):
+#
+#   backend-cuda/gpu-check.sh prepare   on the build machine: packs .device/ with a jlinked JDK 25, the
+#                                       command line's all-in-one jar, the test jars and JUnit's console launcher
+#   backend-cuda/gpu-check.sh run       on the GPU machine (.device carried there; no Maven, maybe no JDK):
+#                                       within 8 minutes, (1) the conformance kit on the real `cuda` backend,
+#                                       (2) 100 GPT training steps with device memory sampled (flat after warm-up?),
+#                                       (3) GEMM fp32/TF32/bf16, n = 1024..8192, through the backend's BLAS route
+#                                       next to torch.matmul on the same GPU; results in $OUT/gpu-check.txt
+#
+# See backend-cuda/README.md, "On a real GPU".
+set -euo pipefail
+dir=${DEVICE_DIR:-.device}
+here=$(cd "$(dirname "$0")" && pwd)
+
+prepare() {
+  . bin/java-env.sh
+  flock /tmp/symbiont-mvn.lock mvn -B -ntp -o -q -pl core,backend-cuda,cli -am package -DskipTests
+  mkdir -p "$dir"
+  cp cli/target/symbiont-cli-*-all.jar "$dir/symbiont-cli-all.jar"
+  cp core/target/symbiont-core-*-tests.jar "$dir/core-tests.jar"
+  (cd backend-cuda/target/test-classes && "$JAVA_HOME/bin/jar" cf "../../../$dir/backend-cuda-tests.jar" .)
+  local junit=junit-platform-console-standalone-1.14.1.jar
+  local cached=~/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.14.1/$junit
+  if [ -f "$cached" ]; then cp "$cached" "$dir/junit-console.jar"; else
+    curl -fsSL -o "$dir/junit-console.jar" "https://repo1.maven.org/maven2/org/junit/platform/junit-platform-console-standalone/1.14.1/$junit"
+  fi
+  [ -f "$dir/jdk.txz" ] || /work/shared/tools/device-jdk.sh "$dir"
+  du -sh "$dir"; ls -l "$dir"
+}
+
+run() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local report="$out/gpu-check.txt"
+  if ! command -v java >/dev/null || ! java -version 2>&1 | grep -q 'version "25'; then
+    tar xJf "$dir/jdk.txz" -C /tmp && export PATH=/tmp/jdk/bin:$PATH
+  fi
+  # The Java side finds the nvidia-cublas wheel itself (CublasLibrarySearch); its folder also goes on the
+  # loader's path so libcublas.so.13 finds libcublasLt.so.13 beside it even without an $ORIGIN run path.
+  local wheel
+  for wheel in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+    [ -d "$wheel/nvidia/cu13/lib" ] && export LD_LIBRARY_PATH="$wheel/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+  done
+  local cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
+  # experimental: offer cuda even while its provider reports ops still to come, so the check shows which fail
+  local jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC -Dsymbiont.cuda.experimental=true)
+  {
+    echo "# backend-cuda/gpu-check.sh, $(date -u +%FT%TZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' || true
+    echo "## symbiont backends"
+    java "${jvm[@]}" -cp "$cp" dev.symbiont.cli.Main backends 2>&1 || true
+  } > "$report"
+
+  echo "## 1. conformance kit on cuda (real device)" >> "$report"
+  timeout 240 java "${jvm[@]}" -jar "$dir/junit-console.jar" execute --class-path "$cp" \
+      --select-class dev.symbiont.cuda.device.CudaDeviceConformanceTest --reports-dir "$out/junit" \
+      --details=summary --disable-banner > "$out/conformance.log" 2>&1 || true
+  grep -E "tests (successful|failed|aborted|skipped|found)|containers (failed|aborted)" "$out/conformance.log" >> "$report" || tail -5 "$out/conformance.log" >> "$report"
+
+  echo "## 2. 100 GPT steps on cuda, device memory sampled every 250 ms" >> "$report"
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$out/memory.csv" &
+  local sampler=$!
+  rm -rf /tmp/gpu-check-gpt
+  timeout 170 java "${jvm[@]}" -jar "$dir/symbiont-cli-all.jar" train --backend cuda --steps 100 --minutes 2.5 \
+      --batch 32 --context 128 --eval-every 50 --out /tmp/gpu-check-gpt > "$out/train.log" 2>&1 || echo "train exited $?" >> "$report"
+  kill "$sampler" 2>/dev/null || true
+  python3 "$here/gpu-check/memory_flat.py" "$out/memory.csv" >> "$report" || true
+  tail -3 "$out/train.log" >> "$report"
+
+  echo "## 3. GEMM: the backend's BLAS route next to torch.matmul (same GPU, same run)" >> "$report"
+  timeout 90 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.GemmBenchmark > "$out/gemm-symbiont.txt" 2>&1 || true
+  timeout 60 python3 "$here/gpu-check/gemm_torch.py" > "$out/gemm-torch.txt" 2>&1 || true
+  python3 "$here/gpu-check/gemm_table.py" "$out/gemm-symbiont.txt" "$out/gemm-torch.txt" >> "$report" || true
+  cat "$report"
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  run) run ;;
+  *) echo "usage: $0 prepare|run" >&2; exit 2 ;;
+esac

@@ -1,0 +1,90 @@
+package dev.symbiont.cuda;
+
+import dev.symbiont.core.DType;
+import dev.symbiont.cuda.driver.Driver;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
+
+/**
+ * Errors a kernel finds in the data (an index out of range) without stopping the stream: each
+ * check gets a 64-bit slot on the device, where its kernel records the first bad position p as
+ * {@code atomicMax(slot, ~p)} (0 means none, and ~p is larger for a smaller p, so the lowest
+ * position wins). The backend looks at the slots when it synchronises or reads to the host, and
+ * throws the first failed check's message, as the SPI allows a device backend to.
+ */
+final class DeviceErrors {
+    static final int SLOTS = 256;
+
+    /** The error for a bad position and the word the check kept beside it (0 for a one-word check). */
+    interface PositionError {
+        RuntimeException at(long position, long value);
+    }
+
+    /** A check waiting for the next synchronisation: its first slot, its width in slots and its error. */
+    private record Pending(int slot, int width, PositionError error) {}
+
+    private final CudaBackend backend;
+    private final Driver driver;
+    private final Driver.Stream stream;
+    private final List<Pending> pending = new ArrayList<>();
+    private CudaStorage slots;
+    private int used;
+
+    DeviceErrors(CudaBackend backend, Driver driver, Driver.Stream stream) {
+        this.backend = backend;
+        this.driver = driver;
+        this.stream = stream;
+    }
+
+    /**
+     * A slot for one check; {@code error} builds the exception for the first bad position (it may
+     * read the device: it runs after the slots are cleared).
+     */
+    synchronized long slot(LongFunction<RuntimeException> error) {
+        return reserve(1, (position, value) -> error.apply(position));
+    }
+
+    /**
+     * Two slots for one check: the first takes the bad position as {@link #slot} does, the second
+     * a word the check's kernels keep about it (the bad value), handed to {@code error} with it.
+     */
+    synchronized long slotWithValue(PositionError error) { return reserve(2, error); }
+
+    private long reserve(int width, PositionError error) {
+        if (used + width > SLOTS) raise();
+        if (slots == null) slots = backend.allocate(DType.INT64, SLOTS);
+        int slot = used;
+        used += width;
+        pending.add(new Pending(slot, width, error));
+        return slots.address(slot);
+    }
+
+    /** Throws the first recorded error, if any, and clears every slot. Synchronises when a check is pending. */
+    void raise() {
+        List<Pending> checks;
+        long[] found = new long[SLOTS];
+        synchronized (this) {
+            if (pending.isEmpty()) return;
+            checks = List.copyOf(pending);
+            int words = used;
+            pending.clear();
+            used = 0;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment host = arena.allocate(8L * words, 8);
+                driver.copyToHost(host, slots.address(), stream);
+                driver.synchronize(stream);
+                for (int i = 0; i < words; i++) found[i] = host.getAtIndex(ValueLayout.JAVA_LONG, i);
+            }
+            driver.zero(slots.address(), 8L * words, stream);
+        }
+        for (Pending check : checks) {
+            long word = found[check.slot()];
+            if (word != 0) throw check.error().at(~word, check.width() > 1 ? found[check.slot() + 1] : 0);
+        }
+    }
+}
