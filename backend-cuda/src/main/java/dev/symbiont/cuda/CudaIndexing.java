@@ -2,6 +2,7 @@ package dev.symbiont.cuda;
 
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Layout;
+import dev.symbiont.core.reference.IndexShapes;
 import dev.symbiont.cuda.driver.KernelArgs;
 
 import java.util.Arrays;
@@ -36,7 +37,7 @@ final class CudaIndexing {
     /** out[pos] = x[pos with pos[dim] replaced by index[pos]]: the index's shape, contiguous, x's dtype. */
     CudaStorage gather(CudaStorage x, Layout xLayout, int dim, CudaStorage index, Layout indexLayout) {
         dim = xLayout.dim("gather", dim);
-        checkFits("gather", "index", indexLayout, "x", xLayout, dim);
+        IndexShapes.checkFits("gather", "index", indexLayout, "x", xLayout, dim);
         backend.enter();
         backend.indexCheck().checkRange("gather", index, indexLayout, dim, xLayout.size(dim));
         int n = indexLayout.numel();
@@ -51,7 +52,7 @@ final class CudaIndexing {
             throw new IllegalArgumentException("scatterAdd: index shape " + Arrays.toString(indexLayout.shape())
                     + " differs from src shape " + Arrays.toString(srcLayout.shape()));
         }
-        checkFits("scatterAdd", "index", indexLayout, "base", baseLayout, dim);
+        IndexShapes.checkFits("scatterAdd", "index", indexLayout, "base", baseLayout, dim);
         backend.enter();
         backend.indexCheck().checkRange("scatterAdd", index, indexLayout, dim, baseLayout.size(dim));
         CudaStorage out = (CudaStorage) backend.contiguous(base, baseLayout);
@@ -82,17 +83,5 @@ final class CudaIndexing {
         int[] strides = target.strides().clone();
         strides[dim] = 0;
         return Strided.of(op, shape, strides, target.offset());
-    }
-
-    /** index has target's rank and is no larger than target in every dim but {@code dim}. */
-    private static void checkFits(String op, String indexName, Layout index, String targetName, Layout target, int dim) {
-        boolean ok = index.rank() == target.rank();
-        for (int d = 0; ok && d < index.rank(); d++) {
-            if (d != dim && index.size(d) > target.size(d)) ok = false;
-        }
-        if (!ok) {
-            throw new IllegalArgumentException(op + ": " + indexName + " shape " + Arrays.toString(index.shape())
-                    + " does not fit " + targetName + " shape " + Arrays.toString(target.shape()) + " along dim " + dim);
-        }
     }
 }

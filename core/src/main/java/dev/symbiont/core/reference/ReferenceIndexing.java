@@ -86,7 +86,7 @@ final class ReferenceIndexing {
     /** out[pos] = x[pos with pos[dim] replaced by idx[pos]]; out has the index's shape, contiguous. */
     static Object gather(Object x, DType dtype, Layout xLayout, int dim,
                          Object index, DType indexType, Layout indexLayout) {
-        checkFits("gather", "index", indexLayout, "x", xLayout, dim);
+        IndexShapes.checkFits("gather", "index", indexLayout, "x", xLayout, dim);
         int[] idx = checkedIndices("gather", index, indexType, indexLayout, dim, xLayout.size(dim));
         Object out = ReferenceCopies.newArray(dtype, idx.length);
         ReferenceCopies.ElementMover move = ReferenceCopies.mover(x, out);
@@ -106,7 +106,7 @@ final class ReferenceIndexing {
             throw new IllegalArgumentException("scatterAdd: index shape " + Arrays.toString(indexLayout.shape())
                     + " differs from src shape " + Arrays.toString(srcLayout.shape()));
         }
-        checkFits("scatterAdd", "index", indexLayout, "base", baseLayout, dim);
+        IndexShapes.checkFits("scatterAdd", "index", indexLayout, "base", baseLayout, dim);
         int[] idx = checkedIndices("scatterAdd", index, indexType, indexLayout, dim, baseLayout.size(dim));
         Layout outLayout = Layout.contiguous(baseLayout.shape());
         float[] start = (float[]) ReferenceCopies.toContiguous(base, DType.FLOAT32, baseLayout);
@@ -129,17 +129,5 @@ final class ReferenceIndexing {
         int[] strides = target.strides().clone();
         strides[dim] = 0;
         return new Layout(index.shape().clone(), strides, offset);
-    }
-
-    /** index has target's rank and is no larger than target in every dim but {@code dim}. */
-    private static void checkFits(String op, String indexName, Layout index, String targetName, Layout target, int dim) {
-        boolean ok = index.rank() == target.rank();
-        for (int d = 0; ok && d < index.rank(); d++) {
-            if (d != dim && index.size(d) > target.size(d)) ok = false;
-        }
-        if (!ok) {
-            throw new IllegalArgumentException(op + ": " + indexName + " shape " + Arrays.toString(index.shape())
-                    + " does not fit " + targetName + " shape " + Arrays.toString(target.shape()) + " along dim " + dim);
-        }
     }
 }
