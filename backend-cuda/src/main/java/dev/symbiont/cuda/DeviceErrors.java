@@ -8,25 +8,24 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongFunction;
 
 /**
  * Errors a kernel finds in the data (an index out of range) without stopping the stream: each
- * check gets a 64-bit slot on the device, where its kernel records the first bad position p as
- * {@code atomicMax(slot, ~p)} (0 means none, and ~p is larger for a smaller p, so the lowest
- * position wins). The backend looks at the slots when it synchronises or reads to the host, and
+ * check gets two 64-bit slots on the device; its kernel records the first bad position p in the
+ * first as {@code atomicMax(slot, ~p)} (0 means none, and ~p is larger for a smaller p, so the
+ * lowest position wins) and keeps the bad value in the second. The backend looks at the slots when it synchronises or reads to the host, and
  * throws the first failed check's message, as the SPI allows a device backend to.
  */
 final class DeviceErrors {
     static final int SLOTS = 256;
 
-    /** The error for a bad position and the word the check kept beside it (0 for a one-word check). */
+    /** The error for a bad position and the value the check kept beside it. */
     interface PositionError {
         RuntimeException at(long position, long value);
     }
 
-    /** A check waiting for the next synchronisation: its first slot, its width in slots and its error. */
-    private record Pending(int slot, int width, PositionError error) {}
+    /** A check waiting for the next synchronisation: its first slot and its error. */
+    private record Pending(int slot, PositionError error) {}
 
     private final CudaBackend backend;
     private final Driver driver;
@@ -42,25 +41,15 @@ final class DeviceErrors {
     }
 
     /**
-     * A slot for one check; {@code error} builds the exception for the first bad position (it may
-     * read the device: it runs after the slots are cleared).
+     * The two slots of one check: the bad position and the value the check's kernels keep about it,
+     * both handed to {@code error} (which runs after the slots are cleared).
      */
-    synchronized long slot(LongFunction<RuntimeException> error) {
-        return reserve(1, (position, value) -> error.apply(position));
-    }
-
-    /**
-     * Two slots for one check: the first takes the bad position as {@link #slot} does, the second
-     * a word the check's kernels keep about it (the bad value), handed to {@code error} with it.
-     */
-    synchronized long slotWithValue(PositionError error) { return reserve(2, error); }
-
-    private long reserve(int width, PositionError error) {
-        if (used + width > SLOTS) raise();
+    synchronized long slotWithValue(PositionError error) {
+        if (used + 2 > SLOTS) raise();
         if (slots == null) slots = backend.allocate(DType.INT64, SLOTS);
         int slot = used;
-        used += width;
-        pending.add(new Pending(slot, width, error));
+        used += 2;
+        pending.add(new Pending(slot, error));
         return slots.address(slot);
     }
 
@@ -84,7 +73,7 @@ final class DeviceErrors {
         }
         for (Pending check : checks) {
             long word = found[check.slot()];
-            if (word != 0) throw check.error().at(~word, check.width() > 1 ? found[check.slot() + 1] : 0);
+            if (word != 0) throw check.error().at(~word, found[check.slot() + 1]);
         }
     }
 }
