@@ -29,7 +29,13 @@ public enum HostTransfer {
      * Float16 loss scaling's one read per step of whether a gradient overflowed, which decides
      * on the host whether the optimizer steps (as PyTorch's {@code GradScaler.step} does).
      */
-    OVERFLOW_CHECK("loss scaling's check for an overflowed gradient");
+    OVERFLOW_CHECK("loss scaling's check for an overflowed gradient"),
+    /**
+     * A tensor exchanged with the other ranks through a communicator that works on host memory
+     * (MPI on a CPU cluster): gradient buckets in data-parallel training, and the broadcast of
+     * parameters when a model is wrapped.
+     */
+    COLLECTIVE("a tensor exchanged with the other ranks through a host communicator");
 
     private static final ThreadLocal<HostTransfer> ACTIVE = new ThreadLocal<>();
 
