@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 // The JVM's default collector (G1), which the command line and the tests run: under ParallelGC the op's
-// three fresh 32 MiB outputs a call brought full collections, 37 ms a call against 17 on Zen 4 (benchmarks.md).
+// three fresh 32 MiB outputs a call brought full collections, 37 ms a call against 17 on Zen 4 (docs/log/benchmarks-log.md).
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
 public class LinearScanBenchmark {
     static final int BATCH = 4, LEN = 2048, CHANNELS = 1024;

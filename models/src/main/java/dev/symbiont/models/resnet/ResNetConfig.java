@@ -50,7 +50,7 @@ public record ResNetConfig(ResNetBlock block, int[] layers, int[] widths, int in
      * For 28×28 grey images in 10 classes (Fashion-MNIST) on a CPU: a ResNet-10 (one BasicBlock per
      * stage) of widths 24, 48, 96, 192 behind the pooled small-image stem, so the stages see 14, 7, 4
      * and 2 pixels a side. At equal training time on 2 cores it beats the quarter-width small-image
-     * ResNet-18 (docs/benchmarks.md, "Choosing the Fashion-MNIST ResNet").
+     * ResNet-18 (docs/log/benchmarks-log.md, "Choosing the Fashion-MNIST ResNet").
      */
     public static ResNetConfig small28() {
         return new ResNetConfig(ResNetBlock.BASIC, new int[] {1, 1, 1, 1}, new int[] {24, 48, 96, 192}, 1, 10, ResNetStem.SMALL_POOLED);

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (86.7% measured). A ResNet-10 (one BasicBlock per stage) of widths 8…64, 400 AdamW steps of
  * 64 images, 55 s on 2 cores. The training images are normalised but not augmented:
  * with the CLI's crop and flip the same 500 steps reach only 82.9% — augmentation pays off
- * over longer runs (docs/benchmarks.md, "Fashion-MNIST learning test").
+ * over longer runs (docs/log/benchmarks-log.md, "Fashion-MNIST learning test").
  */
 class FashionMnistLearningTest {
     static final long SEED = 7;
