@@ -68,7 +68,7 @@ enum ImageArchitecture {
 
     int defaultWidth() { return defaultWidth; }
 
-    /** The optimizer this family trains with when --optimizer is not given (docs/decisions.md, "The Fashion-MNIST recipe"). */
+    /** The optimizer this family trains with when --optimizer is not given (docs/decisions.md, ADR-061 "The Fashion-MNIST recipe"). */
     ImageOptimizer defaultOptimizer() { return defaultOptimizer; }
 
     /** The family {@code --arch name} names. */

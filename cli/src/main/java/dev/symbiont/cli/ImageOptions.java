@@ -20,7 +20,7 @@ final class ImageOptions {
             "--d-state", "--d-conv", "--expand", "--experts", ArchitectureOptions.EXPERTS_PER_TOKEN, "--shared-experts");
     /** Flags only an image run reads, rejected for the char-LM. */
     static final List<String> IMAGE_ONLY = List.of("--width", "--data", "--label-smoothing", "--optimizer", "--weight-decay", "--crop-padding");
-    /** The training loss's label smoothing when --label-smoothing is not given (docs/decisions.md, "The Fashion-MNIST recipe"). */
+    /** The training loss's label smoothing when --label-smoothing is not given (docs/decisions.md, ADR-061 "The Fashion-MNIST recipe"). */
     static final double LABEL_SMOOTHING = 0.1;
     /** Upper limits: a wider model could not fit in memory; padding past the 28-pixel image crops only zeros. */
     static final int MAX_WIDTH = 4096, MAX_CROP_PADDING = 28;

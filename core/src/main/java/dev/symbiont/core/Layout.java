@@ -11,7 +11,7 @@ import java.util.Arrays;
  * <p>Sizes, strides and offsets are int, so a layout has at most {@link #MAX_ELEMENTS}
  * elements; every layout is checked for that when it is made, and ops check the shapes they
  * make first with {@link #numel(String, int[])}, so an oversized shape is an error naming the
- * op, never a wrapped size (docs/decisions.md, "SPI seams for device backends").
+ * op, never a wrapped size (docs/decisions.md, ADR-035 "SPI seams for device backends").
  */
 public record Layout(int[] shape, int[] strides, int offset) {
     // The accessors hand out the record's own arrays for speed in kernels: never modify them.

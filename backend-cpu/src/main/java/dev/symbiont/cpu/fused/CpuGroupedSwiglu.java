@@ -18,7 +18,7 @@ import java.util.List;
  * w1's columns beside w3's, one pass over the rows) and applies silu(a) ⊙ b to each finished
  * tile while it is in L1, so the projections are never written. (When backward needs them the
  * caller runs two grouped GEMMs and the gate instead: writing both projections and h from each
- * tile measured 25% slower than that, see docs/decisions.md.) Backward takes SwiGLU's
+ * tile measured 25% slower than that, see docs/decisions.md, ADR-088.) Backward takes SwiGLU's
  * gradients in one pass ({@link SwigluKernel#backward}), then runs every expert's products as
  * one parallel computation, the rows' gradient dx = da·W1ᵀ + db·W3ᵀ summed tile by tile into one
  * output (no second dx and no add).

@@ -41,7 +41,7 @@ import java.util.Arrays;
  * {@link Autocast} float32 ones are cast to its dtype first (torch's CPU autocast lists SDPA as
  * a lower-precision op), so what backward keeps of them is half the bytes. The scores, the
  * softmax and the products are computed in float32 and the output is float32, as autocast's
- * matmul gives (decisions.md: "Attention results in their inputs' layout; bf16 attention
+ * matmul gives (docs/decisions.md, ADR-071: "Attention results in their inputs' layout; bf16 attention
  * under autocast").
  */
 public final class Attention {
