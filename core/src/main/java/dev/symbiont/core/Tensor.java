@@ -26,6 +26,8 @@ import dev.symbiont.core.ops.Views;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * An n-dimensional array on a backend, with reverse-mode autograd. A tensor is a
@@ -43,6 +45,8 @@ public final class Tensor {
     /** Whether autograd made {@link #grad}'s storage and nobody else holds it, so it may add into it in place. */
     private boolean gradOwned;
     private GradFn gradFn;
+    /** Run by the engine once this leaf's gradient of a pass is complete; null until one is registered. */
+    private List<GradHook> postAccumulateGradHooks;
 
     /** Wraps a storage; used by ops and backends. The layout must lie inside the storage. */
     public Tensor(Storage storage, Layout layout) {
@@ -175,6 +179,44 @@ public final class Tensor {
             grad = grad.add(g);
         }
         gradOwned = dense(grad);
+    }
+
+    /**
+     * Runs {@code hook} with this leaf each time a backward pass has finished accumulating this
+     * leaf's gradient, as PyTorch's {@code register_post_accumulate_grad_hook}: once per pass that
+     * reaches the leaf, with {@link #grad()} complete for that pass (every path summed), on the
+     * thread running backward with grad mode off, in the order the pass completes its leaves. A
+     * pass that sends the leaf no gradient does not call it. Hooks of one leaf run in registration
+     * order; closing the returned scope removes this one (closing twice does nothing).
+     */
+    public Scope registerPostAccumulateGradHook(Consumer<Tensor> hook) {
+        if (hook == null) throw new IllegalArgumentException("registerPostAccumulateGradHook: hook is null");
+        if (gradFn != null) {
+            throw new IllegalStateException("registerPostAccumulateGradHook: only leaf tensors accumulate gradients; this one is the output of "
+                    + gradFn);
+        }
+        if (!requiresGrad) {
+            throw new IllegalStateException("registerPostAccumulateGradHook: tensor of shape " + java.util.Arrays.toString(layout.shape())
+                    + " does not require grad, so it never accumulates one");
+        }
+        if (postAccumulateGradHooks == null) postAccumulateGradHooks = new CopyOnWriteArrayList<>();
+        GradHook registered = new GradHook(hook);
+        postAccumulateGradHooks.add(registered);
+        List<GradHook> hooks = postAccumulateGradHooks;
+        return () -> hooks.remove(registered);
+    }
+
+    /** Used by the autograd engine once this leaf's gradient of the pass is complete: runs its hooks. */
+    public void runPostAccumulateGradHooks() {
+        if (postAccumulateGradHooks == null || !requiresGrad) return;
+        for (GradHook h : postAccumulateGradHooks) h.hook.accept(this);
+    }
+
+    /** One registration: removed by identity, so a hook registered twice is removed one at a time. */
+    private static final class GradHook {
+        final Consumer<Tensor> hook;
+
+        GradHook(Consumer<Tensor> hook) { this.hook = hook; }
     }
 
     /** Contiguous over the whole of its storage: nothing else can be a view of the rest of it. */

@@ -23,6 +23,14 @@ import java.util.function.Function;
  * batches an uninterrupted run would have seen from batch i on. With drop-last the final short
  * batch is skipped, otherwise it is returned smaller.
  *
+ * <p><b>Sharding.</b> In data-parallel training each rank builds the same loader (same dataset,
+ * seed and batch size) with {@code shard(rank, worldSize)}: {@code order(e)} is then this rank's
+ * share of the epoch's order, as PyTorch's {@code DistributedSampler} deals it (every
+ * {@code worldSize}-th example from position {@code rank}, the epoch padded by repeating its start
+ * to a multiple of {@code worldSize}, or cut with the shard's drop-last). Every rank gets the same
+ * number of batches, and batch b of the ranks together holds batch b of the unsharded loader with
+ * {@code worldSize} times the batch size (as a set; the order within it differs).
+ *
  * <p><b>Prefetch.</b> With {@code prefetch > 0} a daemon thread named
  * {@code symbiont-data-<name>-e<epoch>} prepares up to {@code prefetch} batches that the caller
  * has not taken yet, so data preparation overlaps the caller's compute. With 0 each batch is
@@ -56,6 +64,7 @@ public final class DataLoader<T, B> {
     private final boolean shuffle;
     private final long seed;
     private final boolean dropLast;
+    private final Shard shard;
     private final int prefetch;
     private final String name;
 
@@ -72,6 +81,7 @@ public final class DataLoader<T, B> {
         this.shuffle = b.shuffle;
         this.seed = b.seed;
         this.dropLast = b.dropLast;
+        this.shard = b.shard;
         this.prefetch = b.prefetch;
         this.name = b.name;
     }
@@ -85,21 +95,25 @@ public final class DataLoader<T, B> {
     public int prefetch() { return prefetch; }
     public String name() { return name; }
     public Dataset<T> dataset() { return dataset; }
+    /** The rank whose share of each epoch this loader reads: 0 unless sharded. */
+    public int shardRank() { return shard.rank(); }
+    /** The number of ranks the epoch is dealt to: 1 unless sharded. */
+    public int shardCount() { return shard.worldSize(); }
 
-    /** Batches in each epoch: size / batchSize, rounded down with drop-last and up without. */
+    /** Batches in each epoch: examples / batchSize, rounded down with drop-last and up without (examples: this rank's share). */
     public int batchesPerEpoch() {
-        int n = dataset.size();
+        int n = shard.samples(dataset.size());
         return dropLast ? n / batchSize : (n + batchSize - 1) / batchSize;
     }
 
-    /** The dataset indices in the order epoch {@code epoch} visits them. */
+    /** The dataset indices in the order epoch {@code epoch} visits them (this rank's share when sharded). */
     public int[] order(int epoch) {
         checkEpoch(epoch);
         int n = dataset.size();
-        if (shuffle) return Seeds.randperm(n, Seeds.generator(Seeds.mix(seed, SHUFFLE_STREAM), epoch));
+        if (shuffle) return shard.of(Seeds.randperm(n, Seeds.generator(Seeds.mix(seed, SHUFFLE_STREAM), epoch)));
         int[] order = new int[n];
         for (int i = 0; i < n; i++) order[i] = i;
-        return order;
+        return shard.of(order);
     }
 
     /** Iterates every batch of {@code epoch}. */
@@ -183,7 +197,7 @@ public final class DataLoader<T, B> {
         if (epoch < 0) throw new IllegalArgumentException("data loader '" + name + "': epoch must be >= 0, got " + epoch);
     }
 
-    /** Settings for a {@link DataLoader}; defaults: batch size 1, no shuffle, keep last, prefetch 0. */
+    /** Settings for a {@link DataLoader}; defaults: batch size 1, no shuffle, keep last, unsharded, prefetch 0. */
     public static final class Builder<T, B> {
         private final Dataset<T> dataset;
         private final Function<List<T>, B> collate;
@@ -191,6 +205,7 @@ public final class DataLoader<T, B> {
         private boolean shuffle;
         private long seed;
         private boolean dropLast;
+        private Shard shard = Shard.WHOLE;
         private int prefetch;
         private String name = "loader";
 
@@ -221,6 +236,24 @@ public final class DataLoader<T, B> {
         /** Skips the final batch when it would be smaller than the batch size. */
         public Builder<T, B> dropLast(boolean dropLast) {
             this.dropLast = dropLast;
+            return this;
+        }
+
+        /**
+         * Reads only rank {@code rank}'s share of each epoch out of {@code worldSize} ranks, the
+         * epoch padded by repeating its start to a multiple of {@code worldSize} (PyTorch's
+         * {@code DistributedSampler(num_replicas=worldSize, rank=rank)}); every rank must use the
+         * same dataset, seed and batch size. {@code shard(0, 1)} is the whole epoch.
+         */
+        public Builder<T, B> shard(int rank, int worldSize) { return shard(rank, worldSize, false); }
+
+        /**
+         * {@link #shard(int, int)}; with {@code dropLast} the epoch is cut to a multiple of
+         * {@code worldSize} instead of padded ({@code DistributedSampler}'s {@code drop_last}, which
+         * is not the batch-level {@link #dropLast(boolean)}).
+         */
+        public Builder<T, B> shard(int rank, int worldSize, boolean dropLast) {
+            this.shard = new Shard(rank, worldSize, dropLast);
             return this;
         }
 

@@ -119,6 +119,8 @@ public final class Autograd {
                     if (grad != null) {
                         leaf.accumulateGrad(grad, consumed.exclusive(grad));
                         consumed.byLeaf(leaf, grad);
+                        // every path into the leaf ran before it in the walk: its gradient of this pass is final
+                        leaf.runPostAccumulateGradHooks();
                     }
                     consumed.releaseAll();
                     continue;
