@@ -13,31 +13,49 @@ import java.util.List;
  * <pre>
  *   RoPE(x, m) = x ⊙ cos(m·θ) + rotate_half(x) ⊙ sin(m·θ),   rotate_half(x₁, x₂) = (−x₂, x₁)
  * </pre>
- * with θ repeated over both halves. Rotating queries and keys makes q·k depend on positions only
- * through their difference (eq. 16). The cos and sin tables (maxSeq, d) are non-persistent
- * buffers: they follow the module across backends but are not part of the state dict.
+ * with θ repeated over both halves, optionally rescaled ({@link RopeScaling}: Llama 3.1's long
+ * context). Rotating queries and keys makes q·k depend on positions only through their
+ * difference (eq. 16). The cos and sin tables (maxSeq, d) are non-persistent buffers: they
+ * follow the module across backends but are not part of the state dict. One table serves every
+ * layer of a stack (as Hugging Face's {@code rotary_emb}): {@link TransformerBlock#stack} shares it.
  */
 public final class RotaryEmbedding extends Module {
     private final int dim, maxSeq;
     private final double base;
+    private final RopeScaling scaling;
 
     /**
      * @param dim    head size d, even
      * @param maxSeq positions 0..maxSeq-1 are tabulated
      * @param base   the frequency base (10 000 in the paper)
      */
-    public RotaryEmbedding(int dim, int maxSeq, double base) {
+    public RotaryEmbedding(int dim, int maxSeq, double base) { this(dim, maxSeq, base, RopeScaling.NONE); }
+
+    /**
+     * @param dim     head size d, even
+     * @param maxSeq  positions 0..maxSeq-1 are tabulated
+     * @param base    the frequency base (10 000 in the paper)
+     * @param scaling how the frequencies are rescaled ({@link RopeScaling#NONE}: not at all)
+     */
+    public RotaryEmbedding(int dim, int maxSeq, double base, RopeScaling scaling) {
         if (dim <= 0 || dim % 2 != 0) throw new IllegalArgumentException("RotaryEmbedding: dim must be positive and even, got " + dim);
         if (maxSeq <= 0) throw new IllegalArgumentException("RotaryEmbedding: maxSeq must be positive, got " + maxSeq);
         if (!(base > 1)) throw new IllegalArgumentException("RotaryEmbedding: base must be > 1, got " + base);
+        if ((long) maxSeq * dim > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("RotaryEmbedding: a table of maxSeq " + maxSeq + " × dim " + dim + " exceeds a Java array");
+        }
         this.dim = dim;
         this.maxSeq = maxSeq;
         this.base = base;
+        this.scaling = scaling;
         int half = dim / 2;
+        double[] theta = new double[half];
+        for (int j = 0; j < half; j++) theta[j] = Math.pow(base, -2.0 * j / dim);
+        theta = scaling.apply(theta);
         float[] cos = new float[maxSeq * dim], sin = new float[maxSeq * dim];
         for (int m = 0; m < maxSeq; m++) {
             for (int j = 0; j < half; j++) {
-                double angle = m * Math.pow(base, -2.0 * j / dim);
+                double angle = m * theta[j];
                 float c = (float) Math.cos(angle), s = (float) Math.sin(angle);
                 cos[m * dim + j] = c;
                 cos[m * dim + j + half] = c;
@@ -81,5 +99,7 @@ public final class RotaryEmbedding extends Module {
     public int maxSeq() { return maxSeq; }
 
     @Override
-    protected String extraRepr() { return "dim=" + dim + ", maxSeq=" + maxSeq + ", base=" + base; }
+    protected String extraRepr() {
+        return "dim=" + dim + ", maxSeq=" + maxSeq + ", base=" + base + (scaling == RopeScaling.NONE ? "" : ", scaling=" + scaling);
+    }
 }
