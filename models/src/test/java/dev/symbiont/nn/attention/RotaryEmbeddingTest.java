@@ -115,4 +115,23 @@ class RotaryEmbeddingTest {
         var e = assertThrows(IllegalArgumentException.class, () -> new RopeScaling.Llama3(8, 4, 1, 8192));
         assertTrue(e.getMessage().contains("lowFreqFactor 4.0, highFreqFactor 1.0"), e.getMessage());
     }
+
+    @Test
+    void should_extend_its_table_for_positions_past_the_first_rows() {
+        RotaryEmbedding longContext = new RotaryEmbedding(8, 3 * RotaryEmbedding.FIRST_POSITIONS, 10_000);
+        Tensor x = randn(7, 1, 1, 2, 8);
+        int m = 2 * RotaryEmbedding.FIRST_POSITIONS + 5;
+        float[] v = x.toFloatArray(), y = longContext.apply(x, m).toFloatArray();
+        for (int row = 0; row < 2; row++) {
+            for (int j = 0; j < 4; j++) {
+                double angle = (m + row) * Math.pow(10_000, -2.0 * j / 8);
+                int at = row * 8 + j;
+                assertEquals(v[at] * Math.cos(angle) - v[at + 4] * Math.sin(angle), y[at], 1e-5, "row " + row + ", first half " + j);
+                assertEquals(v[at + 4] * Math.cos(angle) + v[at] * Math.sin(angle), y[at + 4], 1e-5, "row " + row + ", second half " + j);
+            }
+        }
+        assertClose(rope.apply(x, 3), longContext.apply(x, 3), 0, "the first rows are the same table");
+        var e = assertThrows(IllegalArgumentException.class, () -> longContext.apply(x, 3 * RotaryEmbedding.FIRST_POSITIONS - 1));
+        assertTrue(e.getMessage().contains("outside the table of maxSeq = " + 3 * RotaryEmbedding.FIRST_POSITIONS), e.getMessage());
+    }
 }
