@@ -17,8 +17,9 @@ import java.util.Map;
  * load into a GPT, {@code head_dim, norm_eps, qkv_bias, out_bias, mlp_bias, fused_qkv} and
  * {@code rope_scaling} ("none" | "llama3", with {@code rope_scaling_factor, _low_freq_factor,
  * _high_freq_factor, _original_max_position_embeddings}). Doubles are written so they read back
- * exactly. A key added after the first version is optional on reading: a config saved before it
- * reads as the value every config had then.
+ * exactly. A key added after the first version is written only when its value differs from the
+ * one every config had before it (so a GPT's metadata is what it always was), and is optional on
+ * reading: absent, it reads as that value.
  */
 final class GptConfigMap {
     private static final String[] REQUIRED_KEYS = {"vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "ff_size", "max_seq",
@@ -42,14 +43,16 @@ final class GptConfigMap {
         m.put("mlp", name(c.mlp()));
         m.put("positions", name(c.positions()));
         m.put("rope_theta", Double.toString(c.ropeTheta()));
-        m.put("head_dim", Integer.toString(c.headDim()));
-        m.put("norm_eps", Double.toString(c.normEps()));
-        m.put("qkv_bias", Boolean.toString(c.biases().qkv()));
-        m.put("out_bias", Boolean.toString(c.biases().out()));
-        m.put("mlp_bias", Boolean.toString(c.biases().mlp()));
-        m.put("fused_qkv", Boolean.toString(c.fusedQkv()));
+        if (c.headDim() * c.heads() != c.dModel()) m.put("head_dim", Integer.toString(c.headDim()));
+        if (c.normEps() != c.norm().defaultEps()) m.put("norm_eps", Double.toString(c.normEps()));
+        if (!c.biases().equals(Biases.all(c.mlp().isGelu()))) {
+            m.put("qkv_bias", Boolean.toString(c.biases().qkv()));
+            m.put("out_bias", Boolean.toString(c.biases().out()));
+            m.put("mlp_bias", Boolean.toString(c.biases().mlp()));
+        }
+        if (!c.fusedQkv()) m.put("fused_qkv", "false");
         switch (c.ropeScaling()) {
-            case RopeScaling.Unscaled none -> m.put(SCALING, "none");
+            case RopeScaling.Unscaled none -> { }
             case RopeScaling.Llama3 l -> {
                 m.put(SCALING, LLAMA3);
                 m.put(SCALING + "_factor", Double.toString(l.factor()));
