@@ -7,7 +7,6 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.io.NonFiniteWeights;
 import dev.symbiont.io.Safetensors;
-import dev.symbiont.io.SafetensorsFile;
 import dev.symbiont.models.CausalLM;
 
 import java.io.IOException;
@@ -16,10 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Loads a checked checkpoint into its model, one shard at a time: each shard is memory-mapped,
- * its tensors uploaded and widened to float32 one by one ({@link Safetensors#read(Path, Backend, DType)}),
- * renamed (Conv1D weights transposed) and loaded, and its buffers released before the next shard,
- * so loading holds the model and one shard, never the whole checkpoint twice. A tied copy the
+ * Loads a checked checkpoint into its model one tensor at a time: each shard is memory-mapped and
+ * each tensor uploaded, widened to float32, renamed (a Conv1D weight transposed), copied into its
+ * parameter and released before the next ({@link Safetensors#forEachTensor}), so loading holds the
+ * model and one tensor of the checkpoint, never a shard or the checkpoint twice. A tied copy the
  * file also holds (an {@code lm_head.weight} beside its embedding) is compared with the weight it
  * is tied to, not loaded.
  */
@@ -30,25 +29,20 @@ final class HfWeightLoader {
         Map<String, TiedCopy> tiedCopies = new LinkedHashMap<>();
         for (String shard : files.shards().keySet()) {
             Path file = files.path(shard);
-            SafetensorsFile read = Safetensors.read(file, backend, DType.FLOAT32);
-            try {
-                Map<String, Tensor> state = new LinkedHashMap<>(), weights = new LinkedHashMap<>();
-                read.tensors().forEach((key, t) -> {
-                    if (plan.ignored().test(key)) return;
-                    weights.put(key, t);
-                    KeyMap.Mapped to = plan.keys().toSymbiont(key);
-                    if (plan.optional().contains(key)) tiedCopies.put(key, new TiedCopy(file, t.clone()));
-                    else state.put(to.key(), to.transposed() ? t.t() : t);
-                });
-                NonFiniteWeights.check(file, weights, allowNonFinite);
+            Safetensors.forEachTensor(file, backend, DType.FLOAT32, (key, t) -> {
+                if (plan.ignored().test(key)) return;
+                NonFiniteWeights.check(file, Map.of(key, t), allowNonFinite);
+                KeyMap.Mapped to = plan.keys().toSymbiont(key);
+                if (plan.optional().contains(key)) {
+                    tiedCopies.put(key, new TiedCopy(file, t.clone()));
+                    return;
+                }
                 try {
-                    model.loadStateDict(state, false);
+                    model.loadStateDict(Map.of(to.key(), to.transposed() ? t.t() : t), false);    // copies t into the parameter
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
                 }
-            } finally {
-                for (Tensor t : read.tensors().values()) t.storage().release(); // the parameters hold copies
-            }
+            });
         }
         checkTiedCopies(model, plan, tiedCopies);
     }
