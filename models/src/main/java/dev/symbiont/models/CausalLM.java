@@ -23,7 +23,8 @@ import java.util.function.LongConsumer;
  * ({@link dev.symbiont.models.mamba.MambaLM}). Training code needs only {@link #loss} and
  * {@link #auxiliaryLoss}; decoding needs {@link #forward(Tensor, DecodingState)} over a state
  * from {@link #newState}, which {@link #generate} runs one token at a time; {@link #metadata}
- * is what a checkpoint records to rebuild the model.
+ * is what a checkpoint records to rebuild the model. A saved model, Symbiont's or a Hugging Face
+ * directory, opens with {@link PretrainedModels#load}.
  */
 public abstract class CausalLM extends Module {
     /** The longest array {@link #generate(long[], int, Sampling, Generator)} returns (the JVMs' array limit). */

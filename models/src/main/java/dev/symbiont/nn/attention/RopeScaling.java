@@ -25,7 +25,7 @@ public sealed interface RopeScaling {
     /**
      * Llama 3.1's scaling (Hugging Face's {@code rope_type: "llama3"}): with wavelength λ_j = 2π/θ_j
      * and the original context L, low frequencies (λ_j > L / lowFreqFactor) are divided by
-     * {@code factor}, high ones (λ_j < L / highFreqFactor) kept, and the band between interpolated:
+     * {@code factor}, high ones (λ_j &lt; L / highFreqFactor) kept, and the band between interpolated:
      * <pre>
      *   s_j = (L/λ_j − lowFreqFactor) / (highFreqFactor − lowFreqFactor)
      *   θ'_j = (1 − s_j)·θ_j/factor + s_j·θ_j
