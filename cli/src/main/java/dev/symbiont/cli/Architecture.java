@@ -2,6 +2,7 @@ package dev.symbiont.cli;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.models.CausalLM;
+import dev.symbiont.models.CausalLMs;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.models.mamba.MambaLM;
@@ -95,12 +96,9 @@ enum Architecture {
         return new MoeLayers(experts, topK, hidden, Dispatch.dropless(), true, shared, 1, 0.01, 0);
     }
 
-    /** Rebuilds the model a saved metadata describes (weights still to be loaded). */
+    /** Rebuilds the model a saved metadata describes (weights still to be loaded): {@link CausalLMs#fromMetadata}. */
     static CausalLM load(Map<String, String> metadata, Generator g, double initStd) {
-        return switch (of(metadata)) {
-            case GPT -> new Gpt(GptConfig.fromMap(metadata), g, initStd);
-            case MOE -> new Gpt(GptConfig.fromMap(metadata), MoeLayers.fromMap(metadata), g, initStd);
-            case MAMBA, MAMBA2 -> new MambaLM(MambaLMConfig.fromMap(metadata), g, initStd);
-        };
+        of(metadata); // the same refusal of an unknown family as --arch's
+        return CausalLMs.fromMetadata(metadata, g, initStd);
     }
 }

@@ -1,13 +1,11 @@
 package dev.symbiont.cli;
 
-import dev.symbiont.core.Generator;
-import dev.symbiont.io.ConfigPreflight;
-import dev.symbiont.io.NonFiniteWeights;
-import dev.symbiont.io.Safetensors;
-import dev.symbiont.io.SafetensorsHeader;
-import dev.symbiont.io.SafetensorsFile;
 import dev.symbiont.models.CausalLM;
-import dev.symbiont.models.gpt.Gpt;
+import dev.symbiont.models.LoadOptions;
+import dev.symbiont.models.PretrainedModel;
+import dev.symbiont.models.PretrainedModels;
+import dev.symbiont.models.SymbiontModelDirectory;
+import dev.symbiont.models.hf.HfModelDirectory;
 import dev.symbiont.text.Tokenizer;
 import dev.symbiont.text.Tokenizers;
 
@@ -16,12 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A trained model on disk: {@code model.safetensors} (the state dict, with the model's family
- * and config in its metadata, {@link CausalLM#metadata()}) and {@code tokenizer.json}, both
- * written atomically. Files saved before the family was recorded load as GPT.
+ * A trained model on disk: {@code model.safetensors} (Symbiont's model directory,
+ * {@link SymbiontModelDirectory}) and {@code tokenizer.json}, both written atomically. Loading
+ * goes through {@link PretrainedModels}, which opens Hugging Face directories too; those are used
+ * here only when their tokenizer.json is one Symbiont reads.
  */
 final class ModelFiles {
-    static final String WEIGHTS = "model.safetensors", TOKENIZER = "tokenizer.json";
+    static final String WEIGHTS = SymbiontModelDirectory.WEIGHTS, TOKENIZER = "tokenizer.json";
 
     private ModelFiles() {}
 
@@ -30,7 +29,7 @@ final class ModelFiles {
     static void save(Path dir, CausalLM model, Tokenizer tokenizer) throws IOException {
         Files.createDirectories(dir);
         tokenizer.save(dir.resolve(TOKENIZER));
-        Safetensors.write(dir.resolve(WEIGHTS), model.stateDict(), model.metadata());
+        SymbiontModelDirectory.save(dir, model);
     }
 
     /** Loads a model saved by {@link #save}, of the family its metadata names; a config/weights disagreement names every key involved. */
@@ -38,28 +37,38 @@ final class ModelFiles {
 
     /** As {@link #load(Path)}; {@code allowNonFinite} accepts NaN or infinite weights instead of refusing them. */
     static Loaded load(Path dir, boolean allowNonFinite) throws IOException {
+        LoadOptions options = LoadOptions.defaults().allowingNonFinite(allowNonFinite);
+        if (HfModelDirectory.holds(dir)) return loadHuggingFace(dir, options);
         Path weights = dir.resolve(WEIGHTS);
         if (!Files.exists(weights)) throw new IOException("no model at " + weights + " (train one with `" + RunDirectory.trainCommand(dir, "") + "`)");
         Tokenizer tokenizer = Tokenizers.load(dir.resolve(TOKENIZER));
-        SafetensorsHeader header = Safetensors.header(weights);
-        CausalLM shape = (CausalLM) ConfigPreflight.check(weights, header, "",
-                () -> Architecture.load(header.metadata(), new Generator(0), Gpt.GPT2_INIT_STD));
-        if (shape.vocab() != tokenizer.vocabSize()) {
-            throw new IllegalArgumentException(weights + ": the model's vocabulary (" + shape.vocab() + ") differs from the tokenizer's ("
-                    + tokenizer.vocabSize() + ") in " + dir.resolve(TOKENIZER));
+        checkVocab(weights, SymbiontModelDirectory.shape(dir), tokenizer, dir);    // on the meta device: before the weights are read
+        CausalLM model = PretrainedModels.load(dir, options).model();
+        checkVocab(weights, model, tokenizer, dir);
+        return new Loaded(model, tokenizer);
+    }
+
+    /** A Hugging Face directory, when its tokenizer.json is one Symbiont reads (checked before the weights are). */
+    private static Loaded loadHuggingFace(Path dir, LoadOptions options) throws IOException {
+        Tokenizer tokenizer;
+        try {
+            tokenizer = Tokenizers.load(dir.resolve(TOKENIZER));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(dir + " is a Hugging Face model directory, whose tokenizer Symbiont cannot read yet: "
+                    + e.getMessage(), e);
         }
-        SafetensorsFile file = Safetensors.read(weights);
-        NonFiniteWeights.check(weights, file.tensors(), allowNonFinite);
-        CausalLM model = Architecture.load(file.metadata(), new Generator(0), Gpt.GPT2_INIT_STD);
+        PretrainedModel p = PretrainedModels.load(dir, options);
+        if (tokenizer.vocabSize() > p.model().vocab()) {
+            throw new IllegalArgumentException(dir.resolve(TOKENIZER) + ": the tokenizer's vocabulary (" + tokenizer.vocabSize()
+                    + ") exceeds the model's (" + p.model().vocab() + ")");
+        }
+        return new Loaded(p.model(), tokenizer);
+    }
+
+    private static void checkVocab(Path weights, CausalLM model, Tokenizer tokenizer, Path dir) {
         if (model.vocab() != tokenizer.vocabSize()) {
             throw new IllegalArgumentException(weights + ": the model's vocabulary (" + model.vocab() + ") differs from the tokenizer's ("
                     + tokenizer.vocabSize() + ") in " + dir.resolve(TOKENIZER));
         }
-        try {
-            model.loadStateDict(file.tensors(), true);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(weights + ": " + e.getMessage(), e);
-        }
-        return new Loaded(model, tokenizer);
     }
 }

@@ -40,11 +40,10 @@ public final class ConfigPreflight {
         header.tensors().forEach((k, v) -> {
             if (k.startsWith(prefix)) stored.put(k.substring(prefix.length()), v);
         });
-        MetaBackend meta = new MetaBackend(STORAGES_PER_TENSOR * (long) stored.size() + 4096);
         Map<String, Tensor> state;
         Module model;
-        try (Scope s = Backends.use(meta)) {
-            model = build.get();
+        try {
+            model = metaBuild(stored.size(), build);
             state = model.stateDict();
         } catch (MetaBackend.BudgetExceededException e) {
             throw new IllegalArgumentException(file + ": its config declares a model far larger than the " + stored.size()
@@ -68,8 +67,21 @@ public final class ConfigPreflight {
         return model;
     }
 
+    /**
+     * Builds {@code build} on the meta device (shapes, no data), allowed as many storages as a
+     * model of {@code tensors} tensors makes with its initialisation.
+     *
+     * @throws MetaBackend.BudgetExceededException when the build makes more: its config declares
+     *         a model far larger than the file's tensors
+     */
+    public static Module metaBuild(int tensors, Supplier<? extends Module> build) {
+        try (Scope s = Backends.use(new MetaBackend(STORAGES_PER_TENSOR * (long) tensors + 4096))) {
+            return build.get();
+        }
+    }
+
     /** A message that echoes the file's own text, cut so the error stays one readable line. */
-    static String shortened(String message) {
+    public static String shortened(String message) {
         String m = String.valueOf(message);
         return m.length() <= 300 ? m : m.substring(0, 300) + "... (" + m.length() + " characters)";
     }

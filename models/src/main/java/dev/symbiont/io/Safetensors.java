@@ -68,6 +68,39 @@ public final class Safetensors {
         return load(file, backend, floating);
     }
 
+    /** What {@link #forEachTensor} hands each tensor to. */
+    @FunctionalInterface
+    public interface TensorVisitor {
+        /** Takes one tensor; it is released when this returns, so keep a copy of what is kept. */
+        void accept(String name, Tensor tensor) throws IOException;
+    }
+
+    /**
+     * Uploads the tensors of {@code file} one at a time, in the order of their data, onto
+     * {@code backend} (floating ones converted to {@code floating}; null keeps the file's dtypes),
+     * hands each to {@code each} and releases it when {@code each} returns: a loader that copies
+     * each into its model holds one tensor of the file at a time, never the whole file. The header
+     * is validated before any tensor is read.
+     */
+    public static void forEachTensor(Path file, Backend backend, DType floating, TensorVisitor each) throws IOException {
+        if (floating != null && !floating.isFloating()) {
+            throw new IllegalArgumentException("forEachTensor " + file + ": tensors can be converted to a floating dtype, not " + floating);
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            SafetensorsHeader header = HeaderParser.read(file, channel);
+            MemorySegment data = header.dataLength() == 0 ? MemorySegment.NULL
+                    : channel.map(FileChannel.MapMode.READ_ONLY, header.dataStart(), header.dataLength(), arena);
+            for (TensorInfo info : header.tensors().values().stream().sorted(java.util.Comparator.comparingLong(TensorInfo::begin)).toList()) {
+                Tensor t = load(data, info, backend, floating);
+                try {
+                    each.accept(info.name(), t);
+                } finally {
+                    t.storage().release();
+                }
+            }
+        }
+    }
+
     /** The validated header (names, dtypes, shapes, offsets, metadata) without reading any tensor data. */
     public static SafetensorsHeader header(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {

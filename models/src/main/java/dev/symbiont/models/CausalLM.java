@@ -14,6 +14,7 @@ import dev.symbiont.optim.ParamGroup;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongConsumer;
 
 /**
@@ -22,7 +23,8 @@ import java.util.function.LongConsumer;
  * ({@link dev.symbiont.models.mamba.MambaLM}). Training code needs only {@link #loss} and
  * {@link #auxiliaryLoss}; decoding needs {@link #forward(Tensor, DecodingState)} over a state
  * from {@link #newState}, which {@link #generate} runs one token at a time; {@link #metadata}
- * is what a checkpoint records to rebuild the model.
+ * is what a checkpoint records to rebuild the model. A saved model, Symbiont's or a Hugging Face
+ * directory, opens with {@link PretrainedModels#load}.
  */
 public abstract class CausalLM extends Module {
     /** The longest array {@link #generate(long[], int, Sampling, Generator)} returns (the JVMs' array limit). */
@@ -105,6 +107,17 @@ public abstract class CausalLM extends Module {
      *         vocabulary, or prompt.length + maxNewTokens exceeds maxSeq or a Java array
      */
     public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g) {
+        return generate(prompt, maxNewTokens, sampling, g, Set.of());
+    }
+
+    /**
+     * As {@link #generate(long[], int, Sampling, Generator)}, ending early with the first new
+     * token in {@code stopIds} (Hugging Face's {@code eos_token_id}), which the result keeps.
+     *
+     * @param stopIds the ids that end generation; empty for none
+     * @return the prompt followed by the new tokens, the stop token last when one was drawn
+     */
+    public long[] generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g, Set<Long> stopIds) {
         if ((long) prompt.length + maxNewTokens > MAX_ARRAY) {
             throw new IllegalArgumentException(name() + ".generate: prompt of " + prompt.length + " tokens + " + maxNewTokens
                     + " new tokens exceeds the " + MAX_ARRAY + " a Java array holds; take the tokens as they come with the LongConsumer overload");
@@ -113,7 +126,7 @@ public abstract class CausalLM extends Module {
             long[] ids = Arrays.copyOf(prompt, prompt.length + Math.clamp(maxNewTokens, 0, FIRST_RESERVE));
             int size = prompt.length;
         };
-        generate(prompt, maxNewTokens, sampling, g, id -> {
+        generate(prompt, maxNewTokens, sampling, g, stopIds, id -> {
             if (out.size == out.ids.length) out.ids = Arrays.copyOf(out.ids, (int) Math.min(MAX_ARRAY, 2L * out.ids.length));
             out.ids[out.size++] = id;
         });
@@ -128,6 +141,17 @@ public abstract class CausalLM extends Module {
      * @param onToken receives the {@code maxNewTokens} new token ids in order
      */
     public void generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g, LongConsumer onToken) {
+        generate(prompt, maxNewTokens, sampling, g, Set.of(), onToken);
+    }
+
+    /**
+     * As {@link #generate(long[], int, Sampling, Generator, LongConsumer)}, ending early after the
+     * first new token in {@code stopIds}, which is handed on like the others.
+     *
+     * @param stopIds the ids that end generation (Hugging Face's {@code eos_token_id}); empty for none
+     * @return the number of tokens handed to {@code onToken}
+     */
+    public int generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g, Set<Long> stopIds, LongConsumer onToken) {
         String op = name() + ".generate";
         if (prompt.length == 0) throw new IllegalArgumentException(op + ": the prompt is empty");
         if (maxNewTokens < 0) throw new IllegalArgumentException(op + ": maxNewTokens must be >= 0, got " + maxNewTokens);
@@ -140,7 +164,7 @@ public abstract class CausalLM extends Module {
                 throw new IllegalArgumentException(op + ": prompt token " + i + " = " + prompt[i] + " is outside [0, " + vocab() + ")");
             }
         }
-        if (maxNewTokens == 0) return;
+        if (maxNewTokens == 0) return 0;
         boolean wasTraining = isTraining();
         eval();
         try (var noGrad = GradMode.disabled(); var onModel = Backends.use(parameters().getFirst().value().backend())) {
@@ -151,8 +175,10 @@ public abstract class CausalLM extends Module {
                 float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
                 long next = Sampler.sample(last, sampling, g);
                 onToken.accept(next);
+                if (stopIds.contains(next)) return n + 1;
                 input = Tensor.fromArray(new long[] {next}, 1, 1);
             }
+            return maxNewTokens;
         } finally {
             if (wasTraining) train();
         }

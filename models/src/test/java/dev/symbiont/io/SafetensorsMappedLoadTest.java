@@ -102,6 +102,20 @@ class SafetensorsMappedLoadTest {
     }
 
     @Test
+    void visitingTheTensorsHoldsOneAtATimeInTheOrderOfTheirData() throws IOException {
+        ReferenceBackend backend = new ReferenceBackend();
+        List<String> seen = new ArrayList<>();
+        Safetensors.forEachTensor(mixedCheckpoint(), backend, DType.FLOAT32, (name, t) -> {
+            seen.add(name + " " + t.dtype());
+            if (name.equals("scale")) assertArrayEquals(ramp(2048), t.toFloatArray());
+        });
+        assertEquals(List.of("w float32", "ids int64", "scale float32"), seen);
+        assertEquals(0, backend.memory().allocatedBytes(), "each tensor was released after its visit");
+        // the most ever held: w widened (16 KiB) beside its bfloat16 upload (8 KiB)
+        assertTrue(backend.memory().peakBytes() <= 4096 * 4 + 4096 * 2, "peak " + backend.memory().peakBytes());
+    }
+
+    @Test
     void convertingToAnIntegerDtypeIsRefused() throws IOException {
         Path file = mixedCheckpoint();
         var e = assertThrows(IllegalArgumentException.class, () -> Safetensors.read(file, new ReferenceBackend(), DType.INT32));

@@ -16,8 +16,10 @@ import java.util.List;
  *   SwiGLU: y = Dropout(w2(SiLU(w1(x)) ⊙ w3(x)))                  keys w1, w2, w3        (Shazeer 2020, eq. 6; Llama)
  * </pre>
  * GELU is the exact erf form (torch.nn.GELU's default), run with fc as one fused
- * {@code linear_gelu}. SwiGLU has no biases; w1, w3 and the gate run as one {@code linear_swiglu}. As a block's
- * {@link ChannelMixer} its key is {@code mlp}.
+ * {@code linear_gelu}, or GPT-2's tanh approximation
+ * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). Bias-free SwiGLU runs w1, w3 and the gate as one
+ * {@code linear_swiglu}; with biases (Llama's {@code mlp_bias}) as two linears and the gate. As a
+ * block's {@link ChannelMixer} its key is {@code mlp}.
  */
 public final class FeedForward extends ChannelMixer {
     private final MlpKind kind;
@@ -27,15 +29,16 @@ public final class FeedForward extends ChannelMixer {
     public FeedForward(BlockConfig c, Generator g) {
         this.kind = c.mlp();
         int d = c.dModel(), ff = c.ffSize();
-        if (kind == MlpKind.GELU) {
-            this.fc = module("fc", new Linear(d, ff, c.bias(), g));
-            this.proj = module("proj", new Linear(ff, d, c.bias(), g));
+        boolean bias = c.biases().mlp();
+        if (kind.isGelu()) {
+            this.fc = module("fc", new Linear(d, ff, bias, g));
+            this.proj = module("proj", new Linear(ff, d, bias, g));
             this.w1 = w2 = w3 = null;
         } else {
             this.fc = proj = null;
-            this.w1 = module("w1", new Linear(d, ff, false, g));
-            this.w2 = module("w2", new Linear(ff, d, false, g));
-            this.w3 = module("w3", new Linear(d, ff, false, g));
+            this.w1 = module("w1", new Linear(d, ff, bias, g));
+            this.w2 = module("w2", new Linear(ff, d, bias, g));
+            this.w3 = module("w3", new Linear(d, ff, bias, g));
         }
         this.dropout = module("dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
     }
@@ -44,9 +47,14 @@ public final class FeedForward extends ChannelMixer {
     @Override
     public Tensor forward(Tensor x) {
         Intermediates temps = Intermediates.begin();
-        Tensor y = kind == MlpKind.GELU
-                ? proj.forward(temps.add(fc.forwardGelu(x)))                // fc and GELU as one fused op
-                : w2.forward(temps.add(w1.forwardSwiglu(w3, x)));           // w1, w3 and the gate as one op
+        Tensor hidden = switch (kind) {
+            case GELU -> fc.forwardGelu(x);                                  // fc and GELU as one fused op
+            case GELU_TANH -> temps.add(fc.forward(x)).geluTanh();
+            case SWIGLU -> w1.bias() == null
+                    ? w1.forwardSwiglu(w3, x)                                // w1, w3 and the gate as one op
+                    : temps.add(temps.add(w1.forward(x)).silu()).mul(temps.add(w3.forward(x)));
+        };
+        Tensor y = (kind.isGelu() ? proj : w2).forward(temps.add(hidden));
         return temps.releaseAfter(dropout.forward(y));                      // the hidden activations back to the pool
     }
 
@@ -55,7 +63,7 @@ public final class FeedForward extends ChannelMixer {
 
     /** The projection back to dModel ({@code proj} or {@code w2}). */
     @Override
-    public List<Linear> residualProjections() { return List.of(kind == MlpKind.GELU ? proj : w2); }
+    public List<Linear> residualProjections() { return List.of(kind.isGelu() ? proj : w2); }
 
     public MlpKind kind() { return kind; }
 

@@ -23,40 +23,57 @@ import java.util.List;
  * </pre>
  * Keys: fused {@code qkv} (rows q, then k, then v: (heads + 2·kvHeads)·d_head) and {@code proj}
  * as in GPT-2/timm, or separate {@code q_proj}, {@code k_proj}, {@code v_proj} and
- * {@code out_proj} as in Hugging Face's BART/OPT. Without attention dropout the fused
+ * {@code out_proj} as in Hugging Face's BART/OPT; which of them have biases is the config's
+ * {@link Biases}. Heads are d_head wide, dModel / heads unless the config sets another width
+ * (Hugging Face's {@code head_dim}): attention then works in heads·d_head, projected from and
+ * back to dModel. Without attention dropout the fused
  * scaled-dot-product op computes the heads (it handles the key/value groups itself); with
  * attention dropout in training mode the scores are materialised so the probabilities can be
  * dropped. As a block's {@link SequenceMixer} its key is {@code attn} and its decoding state a
  * {@link KvCache}.
  */
 public final class MultiHeadAttention extends SequenceMixer {
-    private final int dModel, heads, kvHeads, headDim;
+    private final int dModel, heads, kvHeads, headDim, width;
     private final Linear qkv, qProj, kProj, vProj, out;
     private final Dropout attnDropout, residDropout;
     private final RotaryEmbedding rope;
     private final double attnP;
 
-    public MultiHeadAttention(BlockConfig c, Generator g) {
+    /** Attention with a rotary embedding of its own when the config has RoPE. */
+    public MultiHeadAttention(BlockConfig c, Generator g) { this(c, c.newRope(), g); }
+
+    /**
+     * Attention rotating by {@code rope}, which several layers may share ({@link BlockConfig#newRope}).
+     *
+     * @param rope null exactly when the config has no RoPE
+     */
+    public MultiHeadAttention(BlockConfig c, RotaryEmbedding rope, Generator g) {
+        if ((rope != null) != c.rope() || (rope != null && rope.dim() != c.headDim())) {
+            throw new IllegalArgumentException("MultiHeadAttention: the config " + (c.rope() ? "has RoPE over heads of " + c.headDim()
+                    : "has no RoPE") + " but was given " + (rope == null ? "no rotary embedding" : rope));
+        }
         this.dModel = c.dModel();
         this.heads = c.heads();
         this.kvHeads = c.kvHeads();
         this.headDim = c.headDim();
+        this.width = heads * headDim;
         int kvWidth = kvHeads * headDim;
+        boolean qkvBias = c.biases().qkv(), outBias = c.biases().out();
         if (c.fusedQkv()) {
-            this.qkv = module("qkv", new Linear(dModel, dModel + 2 * kvWidth, c.bias(), g));
+            this.qkv = module("qkv", new Linear(dModel, width + 2 * kvWidth, qkvBias, g));
             this.qProj = kProj = vProj = null;
-            this.out = module("proj", new Linear(dModel, dModel, c.bias(), g));
+            this.out = module("proj", new Linear(width, dModel, outBias, g));
         } else {
             this.qkv = null;
-            this.qProj = module("q_proj", new Linear(dModel, dModel, c.bias(), g));
-            this.kProj = module("k_proj", new Linear(dModel, kvWidth, c.bias(), g));
-            this.vProj = module("v_proj", new Linear(dModel, kvWidth, c.bias(), g));
-            this.out = module("out_proj", new Linear(dModel, dModel, c.bias(), g));
+            this.qProj = module("q_proj", new Linear(dModel, width, qkvBias, g));
+            this.kProj = module("k_proj", new Linear(dModel, kvWidth, qkvBias, g));
+            this.vProj = module("v_proj", new Linear(dModel, kvWidth, qkvBias, g));
+            this.out = module("out_proj", new Linear(width, dModel, outBias, g));
         }
         this.attnP = c.dropout();
         this.attnDropout = module("attn_dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
         this.residDropout = module("resid_dropout", new Dropout(c.dropout(), new Generator(g.nextLong())));
-        this.rope = c.rope() ? module("rope", new RotaryEmbedding(headDim, c.ropeMaxSeq(), c.ropeBase())) : null;
+        this.rope = rope == null ? null : module("rope", rope);
     }
 
     /** Bidirectional self-attention without a mask: x (batch, seq, dModel) → (batch, seq, dModel). */
@@ -101,7 +118,7 @@ public final class MultiHeadAttention extends SequenceMixer {
         Tensor q, k, v;
         if (qkv != null) {
             // one product, three views; backward writes each part's weight gradient into its rows
-            Tensor[] parts = qkv.forwardSplit(x, dModel, kvWidth, kvWidth);
+            Tensor[] parts = qkv.forwardSplit(x, width, kvWidth, kvWidth);
             q = parts[0];
             k = parts[1];
             v = parts[2];
@@ -128,7 +145,7 @@ public final class MultiHeadAttention extends SequenceMixer {
                 ? MaterializedAttention.attend(q, k, v, mask, causal, scale, attnDropout)
                 : Attention.scaledDotProductAttention(q, k, v, mask, causal, scale);
         // concat(head_1..head_H): a view when the kernel wrote y in q's (batch, seq, heads, headDim) order
-        y = temps.add(y).transpose(1, 2).reshape(batch, seq, dModel);
+        y = temps.add(y).transpose(1, 2).reshape(batch, seq, width);
         Tensor result = residDropout.forward(out.forward(temps.add(y)));
         return cache == null ? temps.releaseAfter(result) : result;
     }

@@ -21,7 +21,7 @@ public final class TransformerEncoder extends Module {
 
     public TransformerEncoder(BlockConfig c, int layers, Generator g) {
         this.blocks = module("blocks", new ModuleList<>(TransformerBlock.stack(c, layers, g)));
-        this.normF = module("norm_f", c.norm().create(c.dModel()));
+        this.normF = module("norm_f", c.newNorm());
         this.dModel = c.dModel();
     }
 

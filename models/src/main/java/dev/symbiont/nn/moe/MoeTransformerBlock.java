@@ -3,6 +3,7 @@ package dev.symbiont.nn.moe;
 import dev.symbiont.core.Generator;
 import dev.symbiont.nn.attention.BlockConfig;
 import dev.symbiont.nn.attention.MultiHeadAttention;
+import dev.symbiont.nn.attention.RotaryEmbedding;
 import dev.symbiont.nn.attention.TransformerBlock;
 import dev.symbiont.nn.block.DecoderStack;
 import dev.symbiont.nn.block.ResidualBlock;
@@ -20,8 +21,11 @@ import java.util.List;
  * Keys: {@code norm1}, {@code attn}, {@code norm2}, {@code block_sparse_moe}; its decoding state is attention's.
  */
 public final class MoeTransformerBlock extends ResidualBlock<MultiHeadAttention, MoeFeedForward> {
-    public MoeTransformerBlock(BlockConfig c, MoeConfig moe, Generator g) {
-        super(c.norm().create(c.dModel()), new MultiHeadAttention(c, g), c.norm().create(c.dModel()), new MoeFeedForward(moe, g));
+    public MoeTransformerBlock(BlockConfig c, MoeConfig moe, Generator g) { this(c, c.newRope(), moe, g); }
+
+    /** A block whose attention rotates by {@code rope} (null exactly without RoPE), which other blocks may share. */
+    public MoeTransformerBlock(BlockConfig c, RotaryEmbedding rope, MoeConfig moe, Generator g) {
+        super(c.newNorm(), new MultiHeadAttention(c, rope, g), c.newNorm(), new MoeFeedForward(moe, g));
     }
 
     /**
@@ -32,9 +36,12 @@ public final class MoeTransformerBlock extends ResidualBlock<MultiHeadAttention,
     public static DecoderStack decoder(BlockConfig c, MoeLayers m, int layers, Generator g) {
         if (layers <= 0) throw new IllegalArgumentException("MoeTransformerBlock.decoder: layers must be positive, got " + layers);
         MoeConfig moe = m.layer(c.dModel());
+        RotaryEmbedding rope = c.newRope();
         List<ResidualBlock<?, ?>> blocks = new ArrayList<>();
-        for (int i = 0; i < layers; i++) blocks.add(m.isMoe(i) ? new MoeTransformerBlock(c, moe, g) : new TransformerBlock(c, g));
-        return new DecoderStack(c.dModel(), blocks, c.norm().create(c.dModel()));
+        for (int i = 0; i < layers; i++) {
+            blocks.add(m.isMoe(i) ? new MoeTransformerBlock(c, rope, moe, g) : new TransformerBlock(c, rope, g));
+        }
+        return new DecoderStack(c.dModel(), blocks, c.newNorm());
     }
 
     public MultiHeadAttention attn() { return sequenceMixer(); }

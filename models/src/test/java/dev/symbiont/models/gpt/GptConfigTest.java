@@ -1,7 +1,9 @@
 package dev.symbiont.models.gpt;
 
+import dev.symbiont.nn.attention.Biases;
 import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.attention.NormKind;
+import dev.symbiont.nn.attention.RopeScaling;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.io.Safetensors;
@@ -36,10 +38,11 @@ class GptConfigTest {
     @Test
     void should_state_each_change_once_and_keep_every_other_field() {
         GptConfig base = GptConfig.of(100, 32, 2, 4, 16);
-        assertEquals(new GptConfig(100, 32, 2, 4, 2, 128, 16, 0, true, NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, 10_000),
-                base.withKvHeads(2));
-        assertEquals(new GptConfig(100, 32, 2, 4, 4, 128, 16, 0, true, NormKind.LAYER_NORM, MlpKind.GELU, PositionKind.LEARNED, 5e5),
-                base.withRopeTheta(5e5));
+        GptConfig.Builder gpt2 = GptConfig.builder().vocab(100).dModel(32).layers(2).heads(4).maxSeq(16).headDim(8).ffSize(128)
+                .tiedEmbeddings(true).norm(NormKind.LAYER_NORM).normEps(1e-5).mlp(MlpKind.GELU).biases(Biases.ALL).fusedQkv(true)
+                .positions(PositionKind.LEARNED).ropeScaling(RopeScaling.NONE);
+        assertEquals(gpt2.kvHeads(2).ropeTheta(10_000).build(), base.withKvHeads(2));
+        assertEquals(gpt2.kvHeads(4).ropeTheta(5e5).build(), base.withRopeTheta(5e5));
         assertEquals(LLAMA, LLAMA.withRopeTheta(3).withRopeTheta(GptConfig.DEFAULT_ROPE_THETA));
         var e = assertThrows(IllegalArgumentException.class, () -> base.withRopeTheta(1));
         assertTrue(e.getMessage().contains("ropeTheta must be finite and > 1, got 1.0"), e.getMessage());
@@ -83,7 +86,7 @@ class GptConfigTest {
         m.put("n_kv_heads", "2");
         m.put("mlp", "relu");
         e = assertThrows(IllegalArgumentException.class, () -> GptConfig.fromMap(m));
-        assertTrue(e.getMessage().contains("gelu | swiglu"), e.getMessage());
+        assertTrue(e.getMessage().contains("gelu | gelu_tanh | swiglu"), e.getMessage());
         m.put("mlp", "swiglu");
         m.put("n_kv_heads", "3");
         e = assertThrows(IllegalArgumentException.class, () -> GptConfig.fromMap(m));
@@ -126,5 +129,52 @@ class GptConfigTest {
         e = assertThrows(IllegalArgumentException.class,
                 () -> GptConfig.builder().vocab(100).dModel(32).layers(2).heads(4).maxSeq(16).kvHeads(3).build());
         assertTrue(e.getMessage().contains("kvHeads (3) must divide heads (4)"), e.getMessage());
+    }
+
+    @Test
+    void should_round_trip_the_fields_hugging_face_models_need() {
+        GptConfig hf = LLAMA.withDropout(0).withHeadDim(12).withNormEps(1e-5).withBiases(new Biases(true, false, false)).withFusedQkv(false)
+                .withRopeTheta(500_000).withRopeScaling(new RopeScaling.Llama3(8, 1, 4, 8192));
+        Map<String, String> m = hf.toMap();
+        assertEquals("12", m.get("head_dim"));
+        assertEquals("llama3", m.get("rope_scaling"));
+        assertEquals("8192", m.get("rope_scaling_original_max_position_embeddings"));
+        assertEquals(hf, GptConfig.fromMap(m));
+        assertEquals(MlpKind.GELU_TANH, GptConfig.fromMap(LLAMA.withMlp(MlpKind.GELU_TANH).toMap()).mlp());
+    }
+
+    @Test
+    void should_write_the_hugging_face_fields_only_when_they_differ_from_what_configs_had_before() {
+        Map<String, String> old = LLAMA.toMap();
+        for (String key : new String[] {"head_dim", "norm_eps", "qkv_bias", "out_bias", "mlp_bias", "fused_qkv", "rope_scaling"}) {
+            assertFalse(old.containsKey(key), key);
+        }
+        GptConfig read = GptConfig.fromMap(old);
+        assertEquals(LLAMA, read);
+        assertEquals(1e-6, read.normEps(), "RMSNorm's default");
+        assertEquals(Biases.NONE, read.biases(), "SwiGLU models had no biases");
+        Map<String, String> gpt2 = GptConfig.of(50, 16, 1, 2, 8).toMap();
+        assertEquals(Biases.ALL, GptConfig.fromMap(gpt2).biases(), "GELU models had all their biases");
+        assertEquals(1e-5, GptConfig.fromMap(gpt2).normEps(), "LayerNorm's default");
+    }
+
+    @Test
+    void should_name_the_key_of_an_unknown_or_incomplete_rope_scaling() {
+        Map<String, String> m = new HashMap<>(LLAMA.withRopeScaling(new RopeScaling.Llama3(8, 1, 4, 8192)).toMap());
+        m.remove("rope_scaling_factor");
+        m.put("rope_scaling", "yarn");
+        var e = assertThrows(IllegalArgumentException.class, () -> GptConfig.fromMap(m));
+        assertTrue(e.getMessage().contains("'rope_scaling' = 'yarn' is not none | llama3"), e.getMessage());
+        m.put("rope_scaling", "llama3");
+        e = assertThrows(IllegalArgumentException.class, () -> GptConfig.fromMap(m));
+        assertTrue(e.getMessage().contains("'rope_scaling_factor' is missing"), e.getMessage());
+    }
+
+    @Test
+    void should_let_a_given_head_width_differ_from_dModel_over_heads() {
+        GptConfig wide = GptConfig.builder().vocab(100).dModel(30).layers(2).heads(4).headDim(6).maxSeq(16).build();
+        assertEquals(6, wide.headDim());
+        assertEquals(6, wide.blockConfig().headDim());
+        assertEquals(8, GptConfig.of(100, 32, 2, 4, 16).headDim(), "dModel / heads by default");
     }
 }

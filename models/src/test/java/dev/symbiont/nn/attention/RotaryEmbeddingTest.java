@@ -68,4 +68,70 @@ class RotaryEmbeddingTest {
         assertTrue(e.getMessage().contains("[1, 4, 6]"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new RotaryEmbedding(7, 16, 10_000));
     }
+
+    /**
+     * Llama 3.1's frequencies as Hugging Face's {@code _compute_llama3_parameters} computes them:
+     * where(λ > L/low, θ/factor, θ), then the smoothed value where L/high ≤ λ ≤ L/low.
+     */
+    private static double[] llama3Frequencies(int dim, double base, double factor, double low, double high, int original) {
+        double[] out = new double[dim / 2];
+        for (int j = 0; j < out.length; j++) {
+            double theta = 1 / Math.pow(base, 2.0 * j / dim), wavelength = 2 * Math.PI / theta;
+            double llama = wavelength > original / low ? theta / factor : theta;
+            double smooth = (original / wavelength - low) / (high - low);
+            double smoothed = (1 - smooth) * llama / factor + smooth * llama;
+            boolean medium = !(wavelength < original / high) && !(wavelength > original / low);
+            out[j] = medium ? smoothed : llama;
+        }
+        return out;
+    }
+
+    @Test
+    void should_rotate_by_llama3_scaled_frequencies() {
+        // base and context chosen so the 16 frequencies fall into all three bands
+        int dim = 32, original = 64;
+        var scaling = new RopeScaling.Llama3(8, 1, 4, original);
+        RotaryEmbedding scaled = new RotaryEmbedding(dim, 200, 10_000, scaling);
+        double[] expected = llama3Frequencies(dim, 10_000, 8, 1, 4, original);
+        int kept = 0, divided = 0, smoothed = 0;
+        for (int j = 0; j < dim / 2; j++) {
+            double theta = Math.pow(10_000, -2.0 * j / dim);
+            if (expected[j] == theta) kept++;
+            else if (expected[j] == theta / 8) divided++;
+            else smoothed++;
+        }
+        assertTrue(kept > 0 && divided > 0 && smoothed > 0, kept + " kept, " + divided + " divided, " + smoothed + " smoothed");
+        Tensor x = randn(6, 1, 1, 1, dim);
+        float[] v = x.toFloatArray(), y = scaled.apply(x, 150).toFloatArray();
+        for (int j = 0; j < dim / 2; j++) {
+            double angle = 150 * expected[j];
+            assertEquals(v[j] * Math.cos(angle) - v[j + dim / 2] * Math.sin(angle), y[j], 1e-5, "first half " + j);
+            assertEquals(v[j + dim / 2] * Math.cos(angle) + v[j] * Math.sin(angle), y[j + dim / 2], 1e-5, "second half " + j);
+        }
+    }
+
+    @Test
+    void should_name_the_values_of_an_impossible_llama3_scaling() {
+        var e = assertThrows(IllegalArgumentException.class, () -> new RopeScaling.Llama3(8, 4, 1, 8192));
+        assertTrue(e.getMessage().contains("lowFreqFactor 4.0, highFreqFactor 1.0"), e.getMessage());
+    }
+
+    @Test
+    void should_extend_its_table_for_positions_past_the_first_rows() {
+        RotaryEmbedding longContext = new RotaryEmbedding(8, 3 * RotaryEmbedding.FIRST_POSITIONS, 10_000);
+        Tensor x = randn(7, 1, 1, 2, 8);
+        int m = 2 * RotaryEmbedding.FIRST_POSITIONS + 5;
+        float[] v = x.toFloatArray(), y = longContext.apply(x, m).toFloatArray();
+        for (int row = 0; row < 2; row++) {
+            for (int j = 0; j < 4; j++) {
+                double angle = (m + row) * Math.pow(10_000, -2.0 * j / 8);
+                int at = row * 8 + j;
+                assertEquals(v[at] * Math.cos(angle) - v[at + 4] * Math.sin(angle), y[at], 1e-5, "row " + row + ", first half " + j);
+                assertEquals(v[at + 4] * Math.cos(angle) + v[at] * Math.sin(angle), y[at + 4], 1e-5, "row " + row + ", second half " + j);
+            }
+        }
+        assertClose(rope.apply(x, 3), longContext.apply(x, 3), 0, "the first rows are the same table");
+        var e = assertThrows(IllegalArgumentException.class, () -> longContext.apply(x, 3 * RotaryEmbedding.FIRST_POSITIONS - 1));
+        assertTrue(e.getMessage().contains("outside the table of maxSeq = " + 3 * RotaryEmbedding.FIRST_POSITIONS), e.getMessage());
+    }
 }

@@ -1,0 +1,159 @@
+package dev.symbiont.models.hf;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.symbiont.core.DType;
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
+import dev.symbiont.io.Safetensors;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A tiny random-weight Hugging Face checkpoint written in the exact layout transformers saves:
+ * config.json with Hugging Face's field names, tensors under Hugging Face's keys (sorted, as
+ * safetensors' writer orders them) in the chosen dtype, in one model.safetensors or in shards
+ * listed by model.safetensors.index.json. {@link #weights} holds the values as the file stores
+ * them, widened to float32, for the reference forward.
+ */
+final class HfCheckpoint {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    final Map<String, Object> config;
+    final Map<String, Object> generation = new LinkedHashMap<>();
+    final Map<String, int[]> shapes = new TreeMap<>();
+    final Map<String, float[]> weights = new TreeMap<>();
+    private final Generator g;
+    DType dtype = DType.FLOAT32;
+
+    HfCheckpoint(Map<String, Object> config, long seed) {
+        this.config = new LinkedHashMap<>(config);
+        this.g = new Generator(seed);
+    }
+
+    /** A Llama, Mistral or Qwen2 checkpoint (by {@code architectures}) of the config's sizes, random weights. */
+    static HfCheckpoint llama(Map<String, Object> config, long seed) {
+        HfCheckpoint c = new HfCheckpoint(config, seed);
+        int hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads"), kv = c.integer("num_key_value_heads");
+        int dim = config.containsKey("head_dim") ? c.integer("head_dim") : hidden / heads, ff = c.integer("intermediate_size");
+        boolean qwen = c.config.get("architectures").toString().contains("Qwen2"), attnBias = Boolean.TRUE.equals(config.get("attention_bias"));
+        boolean mlpBias = Boolean.TRUE.equals(config.get("mlp_bias"));
+        c.matrix("model.embed_tokens.weight", c.integer("vocab_size"), hidden);
+        for (int i = 0; i < c.integer("num_hidden_layers"); i++) {
+            String p = "model.layers." + i + ".";
+            c.norm(p + "input_layernorm.weight", hidden);
+            c.linear(p + "self_attn.q_proj", heads * dim, hidden, qwen || attnBias);
+            c.linear(p + "self_attn.k_proj", kv * dim, hidden, qwen || attnBias);
+            c.linear(p + "self_attn.v_proj", kv * dim, hidden, qwen || attnBias);
+            c.linear(p + "self_attn.o_proj", hidden, heads * dim, attnBias);
+            c.norm(p + "post_attention_layernorm.weight", hidden);
+            c.linear(p + "mlp.gate_proj", ff, hidden, mlpBias);
+            c.linear(p + "mlp.up_proj", ff, hidden, mlpBias);
+            c.linear(p + "mlp.down_proj", hidden, ff, mlpBias);
+        }
+        c.norm("model.norm.weight", hidden);
+        if (!Boolean.TRUE.equals(config.get("tie_word_embeddings"))) c.matrix("lm_head.weight", c.integer("vocab_size"), hidden);
+        return c;
+    }
+
+    /** A GPT-2 checkpoint: Conv1D weights (in, out), keys under {@code prefix} ("transformer." or ""). */
+    static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
+        HfCheckpoint c = new HfCheckpoint(config, seed);
+        int d = c.integer("n_embd");
+        c.matrix(prefix + "wte.weight", c.integer("vocab_size"), d);
+        c.matrix(prefix + "wpe.weight", c.integer("n_positions"), d);
+        for (int i = 0; i < c.integer("n_layer"); i++) {
+            String p = prefix + "h." + i + ".";
+            c.layerNorm(p + "ln_1", d);
+            c.conv1d(p + "attn.c_attn", d, 3 * d);
+            c.conv1d(p + "attn.c_proj", d, d);
+            c.layerNorm(p + "ln_2", d);
+            c.conv1d(p + "mlp.c_fc", d, 4 * d);
+            c.conv1d(p + "mlp.c_proj", 4 * d, d);
+        }
+        c.layerNorm(prefix + "ln_f", d);
+        return c;
+    }
+
+    int integer(String field) { return ((Number) config.get(field)).intValue(); }
+
+    /** Stores the tensors in {@code d} from now on (the values are rounded to it). */
+    HfCheckpoint in(DType d) {
+        dtype = d;
+        weights.replaceAll((k, v) -> Tensor.fromArray(v, v.length).to(d).to(DType.FLOAT32).toFloatArray());
+        return this;
+    }
+
+    void put(String key, float[] values, int... shape) {
+        shapes.put(key, shape.clone());
+        weights.put(key, dtype == DType.FLOAT32 ? values : Tensor.fromArray(values, values.length).to(dtype).to(DType.FLOAT32).toFloatArray());
+    }
+
+    private float[] random(int n, double mean, double std) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = (float) (mean + std * g.nextGaussian());
+        return v;
+    }
+
+    void matrix(String key, int rows, int cols) { put(key, random(rows * cols, 0, 0.3), rows, cols); }
+
+    private void norm(String key, int n) { put(key, random(n, 1, 0.1), n); }
+
+    private void linear(String prefix, int out, int in, boolean bias) {
+        matrix(prefix + ".weight", out, in);
+        if (bias) put(prefix + ".bias", random(out, 0, 0.1), out);
+    }
+
+    private void conv1d(String prefix, int in, int out) {
+        matrix(prefix + ".weight", in, out);
+        put(prefix + ".bias", random(out, 0, 0.1), out);
+    }
+
+    private void layerNorm(String prefix, int n) {
+        norm(prefix + ".weight", n);
+        put(prefix + ".bias", random(n, 0, 0.1), n);
+    }
+
+    /** The tensors as the file holds them, in key order. */
+    Map<String, Tensor> tensors() {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        weights.forEach((k, v) -> out.put(k, Tensor.fromArray(v, shapes.get(k)).to(dtype)));
+        return out;
+    }
+
+    /** Writes the directory: one weights file when {@code shards} is 1, else that many shards and an index. */
+    Path write(Path dir, int shards) throws IOException {
+        Files.createDirectories(dir);
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        if (!generation.isEmpty()) JSON.writeValue(dir.resolve("generation_config.json").toFile(), generation);
+        Map<String, Tensor> all = tensors();
+        if (shards == 1) {
+            Safetensors.write(dir.resolve("model.safetensors"), all, Map.of("format", "pt"));
+            return dir;
+        }
+        List<String> keys = new ArrayList<>(all.keySet());
+        Map<String, String> weightMap = new TreeMap<>();
+        long total = 0;
+        int per = (keys.size() + shards - 1) / shards;
+        for (int s = 0; s < shards; s++) {
+            String file = String.format("model-%05d-of-%05d.safetensors", s + 1, shards);
+            Map<String, Tensor> part = new LinkedHashMap<>();
+            for (String k : keys.subList(s * per, Math.min(keys.size(), (s + 1) * per))) {
+                part.put(k, all.get(k));
+                weightMap.put(k, file);
+                total += (long) all.get(k).numel() * dtype.byteSize();
+            }
+            Safetensors.write(dir.resolve(file), part, Map.of("format", "pt"));
+        }
+        JSON.writeValue(dir.resolve("model.safetensors.index.json").toFile(), Map.of("metadata", Map.of("total_size", total),
+                "weight_map", weightMap));
+        return dir;
+    }
+}
