@@ -36,6 +36,8 @@ final class CollectiveQueue {
     private final ScheduledExecutorService watchdog;
     private final Thread thread;
     private volatile RuntimeException failure;
+    private boolean finished;
+    private CompletableFuture<Void> last;
 
     CollectiveQueue(String name, Duration timeout, Consumer<String> onTimeout) {
         this.timeout = timeout;
@@ -47,8 +49,24 @@ final class CollectiveQueue {
         thread.start();
     }
 
-    /** Queues {@code call}; the future completes (or fails) when the MPI thread has made it. */
+    /**
+     * Queues {@code call}; the future completes (or fails) when the MPI thread has made it. After
+     * {@link #finish} it fails at once: nothing may follow MPI's last call.
+     */
     CompletableFuture<Void> submit(String description, Call call) { return submit(description, call, false); }
+
+    /**
+     * Queues {@code call} as the last one (made even after a failure: finalisation), after which
+     * the thread and the watchdog stop. Calling it again returns the first call's future.
+     */
+    synchronized CompletableFuture<Void> finish(String description, Call call) {
+        if (last == null) {
+            last = submit(description, call, true);
+            finished = true;
+            tasks.add(STOP);
+        }
+        return last;
+    }
 
     /** {@link #submit} and wait: the blocking collectives, initialisation and finalisation. */
     void run(String description, Call call, boolean evenAfterFailure) {
@@ -65,13 +83,8 @@ final class CollectiveQueue {
         }
     }
 
-    /** Stops the thread once the calls queued before it have been made. */
-    void shutdown() {
-        tasks.add(STOP);
-        watchdog.shutdownNow();
-    }
-
-    private CompletableFuture<Void> submit(String description, Call call, boolean evenAfterFailure) {
+    private synchronized CompletableFuture<Void> submit(String description, Call call, boolean evenAfterFailure) {
+        if (finished) return CompletableFuture.failedFuture(new IllegalStateException(description + ": the communicator is closed"));
         Task task = new Task(description, call, evenAfterFailure, new CompletableFuture<>());
         tasks.add(task);
         return task.done();
@@ -85,7 +98,10 @@ final class CollectiveQueue {
             } catch (InterruptedException e) {
                 return;
             }
-            if (task == STOP) return;
+            if (task == STOP) {
+                watchdog.shutdownNow();
+                return;
+            }
             RuntimeException earlier = failure;
             if (earlier != null && !task.evenAfterFailure()) {
                 task.done().completeExceptionally(new CollectiveException(task.description()

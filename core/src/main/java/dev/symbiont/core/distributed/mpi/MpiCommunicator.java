@@ -190,9 +190,8 @@ public final class MpiCommunicator implements Communicator {
             closed = true;
         }
         try {
-            queue.run("MPI_Finalize", () -> { if (!mpi.finalized()) mpi.finalizeMpi(); }, true);
+            CollectiveQueue.await(queue.finish("MPI_Finalize", () -> { if (!mpi.finalized()) mpi.finalizeMpi(); }));
         } finally {
-            queue.shutdown();
             staging.close();
             if (Thread.currentThread() != finalizeAtExit) {
                 try {

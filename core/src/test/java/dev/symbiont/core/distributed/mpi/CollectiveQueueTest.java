@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The MPI thread: calls in submission order on one thread, failures that stop the queue, and the watchdog. */
+/** The MPI thread: calls in submission order on one thread, nothing after the last, failures that stop the queue, and the watchdog. */
 class CollectiveQueueTest {
     private static final Duration LONG = Duration.ofMinutes(5);
 
@@ -30,13 +30,17 @@ class CollectiveQueueTest {
             String name = "call " + i;
             done.add(q.submit(name, () -> { ran.add(name); threads.add(Thread.currentThread()); }));
         }
-        q.run("last", () -> ran.add("last"), false);
+        CompletableFuture<Void> last = q.finish("last", () -> ran.add("last"));
+        assertSame(last, q.finish("last again", () -> ran.add("last again")), "finish is idempotent");
+        CollectiveQueue.await(last);
         done.forEach(CollectiveQueue::await);
         assertEquals(51, ran.size());
         for (int i = 0; i < 50; i++) assertEquals("call " + i, ran.get(i));
         assertEquals(1, threads.stream().distinct().count());
         assertTrue(threads.getFirst().isDaemon() && threads.getFirst().getName().equals("test-mpi"));
-        q.shutdown();
+        IllegalStateException late = assertThrows(IllegalStateException.class, () -> CollectiveQueue.await(q.submit("barrier", () -> ran.add("late"))));
+        assertEquals("barrier: the communicator is closed", late.getMessage());
+        assertEquals(51, ran.size(), "nothing runs after the last call");
     }
 
     @Test
@@ -50,9 +54,8 @@ class CollectiveQueueTest {
         assertTrue(e.getMessage().startsWith("broadcast of 3 int64 from root 0: not started, an earlier collective failed: MPI_Allreduce failed"),
                 e.getMessage());
         boolean[] finalised = {false};
-        q.run("MPI_Finalize", () -> finalised[0] = true, true);
-        assertTrue(finalised[0]);
-        q.shutdown();
+        CollectiveQueue.await(q.finish("MPI_Finalize", () -> finalised[0] = true));
+        assertTrue(finalised[0], "the last call is made even after a failure");
     }
 
     @Test
@@ -66,7 +69,7 @@ class CollectiveQueueTest {
         release.countDown();
         CollectiveQueue.await(stuck);
         assertEquals(List.of("barrier"), timedOut);
-        q.shutdown();
+        CollectiveQueue.await(q.finish("MPI_Finalize", () -> {}));
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
