@@ -19,17 +19,17 @@ public final class Tokenizers {
      * Reads a tokenizer from a file or a directory. A directory is a run directory of this
      * library or a Hugging Face model directory: its tokenizer.json (either format), else GPT-2's
      * vocab.json + merges.txt. A file is a tokenizer file of this library (its "kind" says which)
-     * or a Hugging Face tokenizer.json (it has a "model"); see {@link HfTokenizer#load(Path)}.
+     * a Hugging Face tokenizer.json (it has a "model"), or GPT-2's vocab.json with merges.txt beside it; see {@link HfTokenizer#load(Path)}.
      *
      * @throws IOException naming the file and what is wrong when it is not a valid tokenizer
      */
     public static Tokenizer load(Path path) throws IOException {
         if (Files.isDirectory(path)) {
             Path file = path.resolve(FILE);
-            if (Files.isRegularFile(file) && !HfTokenizer.isTokenizerJson(file)) return loadOwn(file);
+            if (Files.isRegularFile(file) && !HfTokenizer.isHuggingFaceFile(file)) return loadOwn(file);
             return HfTokenizer.load(path);
         }
-        if (HfTokenizer.isTokenizerJson(path)) return HfTokenizer.load(path);
+        if (HfTokenizer.isHuggingFaceFile(path)) return HfTokenizer.load(path);
         return loadOwn(path);
     }
 

@@ -66,9 +66,12 @@ public final class HfTokenizer implements Tokenizer {
         return HfTokenizerFiles.load(path);
     }
 
-    /** Whether {@code file} is a Hugging Face tokenizer.json rather than one of this library's own tokenizer files. */
-    public static boolean isTokenizerJson(Path file) throws IOException {
-        return HfTokenizerFiles.isTokenizerJson(file);
+    /**
+     * Whether {@code file} is a Hugging Face tokenizer file (a tokenizer.json, or GPT-2's vocab.json
+     * with merges.txt beside it) rather than one of this library's own tokenizer files.
+     */
+    public static boolean isHuggingFaceFile(Path file) throws IOException {
+        return HfTokenizerFiles.isHuggingFaceFile(file);
     }
 
     /** The ids of {@code text} with the special tokens the tokenizer adds (transformers' {@code encode(text)}). */

@@ -30,8 +30,15 @@ final class HfTokenizerFiles {
                 + Gpt2Files.VOCAB + " and " + Gpt2Files.MERGES + sentencePiece);
     }
 
-    /** Whether {@code file} holds a Hugging Face tokenizer.json (see {@link TokenizerJsonReader#looksLikeTokenizerJson}). */
-    static boolean isTokenizerJson(Path file) throws IOException {
+    /**
+     * Whether {@code file} is a Hugging Face tokenizer file: GPT-2's vocab.json with merges.txt
+     * beside it, or a tokenizer.json (see {@link TokenizerJsonReader#looksLikeTokenizerJson}).
+     */
+    static boolean isHuggingFaceFile(Path file) throws IOException {
+        if (file.getFileName() != null && file.getFileName().toString().equals(Gpt2Files.VOCAB)
+                && Files.isRegularFile(file.resolveSibling(Gpt2Files.MERGES))) {
+            return true;
+        }
         byte[] bytes;
         try (var in = Files.newInputStream(file)) {
             bytes = in.readNBytes(HfJson.MAX_TOKENIZER_BYTES + 1);
