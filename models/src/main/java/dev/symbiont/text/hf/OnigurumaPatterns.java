@@ -38,7 +38,7 @@ final class OnigurumaPatterns {
         try {
             return Pattern.compile(java, FLAGS);
         } catch (PatternSyntaxException e) {
-            throw new UnsupportedPatternException("java.util.regex cannot compile it: " + e.getDescription()
+            throw new UnsupportedPatternException("java.util.regex cannot compile it: " + dev.symbiont.io.Excerpt.of(e.getDescription())
                     + " near index " + e.getIndex());
         }
     }
@@ -109,7 +109,7 @@ final class OnigurumaPatterns {
             return end + 1;
         }
         String java = POSIX.get(negated ? name.substring(1) : name);
-        if (java == null) throw new UnsupportedPatternException("the POSIX bracket [:" + name + ":]");
+        if (java == null) throw new UnsupportedPatternException("the POSIX bracket " + dev.symbiont.io.Excerpt.quote("[:" + name + ":]"));
         out.append(negated ? "\\P{" : "\\p{").append(java).append('}');
         return end + 1;
     }

@@ -68,6 +68,11 @@ final class TokenizerJsonReader {
         PreTokenizer preTokenizer = PreTokenizers.read(source, doc.parts.get("pre_tokenizer"), "pre_tokenizer");
         Decoder decoder = Decoders.read(source, doc.parts.get("decoder"), "decoder");
         Template template = Template.read(source, doc.parts.get("post_processor"), "post_processor");
+        for (int id : template.ids()) {
+            if (model.token(id) == null && added.stream().noneMatch(t -> t.id() == id)) {
+                throw source.error("post_processor", "the template adds the id " + id + ", which has no token");
+            }
+        }
         SpecialTokens specials = SpecialTokens.resolve(config, configDir, model, added, template, null);
         return new HfTokenizer(normalizer, preTokenizer, model, decoder, specials, out -> out.write(bytes));
     }
