@@ -42,8 +42,6 @@ final class AddedTokens {
     /** The id of the added token with this content, or -1. */
     int id(String content) { return byContent.getOrDefault(content, -1); }
 
-    List<AddedToken> all() { return List.copyOf(byId.values()); }
-
     /** The text as added tokens and normalized stretches, in order; empty stretches are left out. */
     List<Segment> split(String text) {
         List<Segment> out = new ArrayList<>();

@@ -100,8 +100,6 @@ final class BpeModel {
     /** Merge r as its two tokens. */
     String[] merge(int r) { return new String[] {tokens[mergeLeft[r]], tokens[mergeRight[r]]}; }
 
-    Options options() { return options; }
-
     /** Appends the ids of {@code word} (one pre-tokenized piece) to {@code out}. */
     void encode(String word, IdBuffer out) {
         if (word.isEmpty()) return;

@@ -14,17 +14,17 @@ import java.util.OptionalInt;
  * What a model directory says about special tokens beside tokenizer.json: tokenizer_config.json's
  * {@code bos_token}/{@code eos_token}/{@code pad_token}/{@code unk_token} (a string or
  * {@code {"content": ...}}), {@code add_bos_token}/{@code add_eos_token} (null when not set),
- * {@code model_max_length}, {@code added_tokens_decoder} and {@code tokenizer_class}; and
+ * {@code model_max_length} and {@code added_tokens_decoder}; and
  * generation_config.json's {@code eos_token_id} (one id or a list: Llama 3's chat models stop
  * on three) and {@code pad_token_id}.
  */
 record TokenizerConfig(String bosToken, String eosToken, String padToken, String unkToken,
                        Boolean addBosToken, Boolean addEosToken, OptionalInt modelMaxLength,
-                       List<AddedToken> addedTokens, String tokenizerClass,
+                       List<AddedToken> addedTokens,
                        int[] generationEosIds, OptionalInt generationPadId) {
     static final String FILE = "tokenizer_config.json", GENERATION_FILE = "generation_config.json";
     static final TokenizerConfig NONE = new TokenizerConfig(null, null, null, null, null, null,
-            OptionalInt.empty(), List.of(), null, new int[0], OptionalInt.empty());
+            OptionalInt.empty(), List.of(), new int[0], OptionalInt.empty());
 
     /** The configuration files of {@code dir}, either or both of which may be missing. */
     static TokenizerConfig read(Path dir) throws IOException {
@@ -55,8 +55,7 @@ record TokenizerConfig(String bosToken, String eosToken, String padToken, String
         return new TokenizerConfig(token(source, root, "bos_token"), token(source, root, "eos_token"),
                 token(source, root, "pad_token"), token(source, root, "unk_token"),
                 optionalBool(source, root, "add_bos_token"), optionalBool(source, root, "add_eos_token"),
-                maxLength(root.get("model_max_length")), List.copyOf(added), source.textOr(root, "tokenizer_class", "", null),
-                new int[0], OptionalInt.empty());
+                maxLength(root.get("model_max_length")), List.copyOf(added), new int[0], OptionalInt.empty());
     }
 
     /** An added token of tokenizer.json or of added_tokens_decoder; flags default as Hugging Face's do. */
@@ -103,7 +102,7 @@ record TokenizerConfig(String bosToken, String eosToken, String padToken, String
         JsonNode pad = root.get("pad_token_id");
         OptionalInt padId = pad == null || pad.isNull() ? OptionalInt.empty() : OptionalInt.of(id(source, pad, "pad_token_id"));
         return new TokenizerConfig(bosToken, eosToken, padToken, unkToken, addBosToken, addEosToken, modelMaxLength,
-                addedTokens, tokenizerClass, eosIds, padId);
+                addedTokens, eosIds, padId);
     }
 
     private static int id(SourceFile source, JsonNode node, String where) throws IOException {
