@@ -16,6 +16,19 @@ import java.nio.charset.StandardCharsets;
 public final class Utf8 {
     private Utf8() {}
 
+    /** The index of the first lone surrogate of {@code text} (a char with no UTF-8 form), or -1 when there is none. */
+    public static int firstLoneSurrogate(CharSequence text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** The offset of the first byte that is not strict UTF-8 or is NUL, or -1 when there is none. */
     public static int firstBadByte(byte[] bytes) {
         int nul = 0;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.symbiont.io.Excerpt;
+import dev.symbiont.io.Utf8;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -239,14 +240,10 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     private static void checkNoLoneSurrogates(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new IllegalArgumentException(String.format(
-                        "bpe: lone surrogate U+%04X at index %d has no UTF-8 encoding", (int) c, i));
-            }
+        int i = Utf8.firstLoneSurrogate(text);
+        if (i >= 0) {
+            throw new IllegalArgumentException(String.format(
+                    "bpe: lone surrogate U+%04X at index %d has no UTF-8 encoding", (int) text.charAt(i), i));
         }
     }
 }

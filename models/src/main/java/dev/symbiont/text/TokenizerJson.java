@@ -1,9 +1,7 @@
 package dev.symbiont.text;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -13,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.symbiont.io.AtomicFiles;
 import dev.symbiont.io.Excerpt;
+import dev.symbiont.io.InvalidJson;
 import dev.symbiont.io.Utf8;
 
 import java.io.IOException;
@@ -63,7 +62,14 @@ final class TokenizerJson {
 
     /** Reads a tokenizer document and returns its root object, checking the version. */
     static ObjectNode read(Path file) throws IOException {
-        byte[] bytes = readBounded(file);
+        return parse(file, readBounded(file, MAX_FILE_BYTES));
+    }
+
+    /** The root object of a tokenizer document read as {@code bytes}, checking the version. */
+    static ObjectNode parse(Path file, byte[] bytes) throws IOException {
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw malformed(file, "the file is over " + MAX_FILE_BYTES + " bytes, the limit for a tokenizer");
+        }
         int bad = Utf8.firstBadByte(bytes);
         if (bad >= 0) {
             throw malformed(file, (bytes[bad] == 0 ? "a NUL byte" : "bytes that are not UTF-8") + " at offset " + bad
@@ -76,10 +82,7 @@ final class TokenizerJson {
                 root = MAPPER.readTree(parser);
             }
         } catch (IOException e) { // a parser over a byte array does no I/O: this is the content
-            JsonLocation where = e instanceof JsonProcessingException j ? j.getLocation() : null;
-            String at = where == null ? "" : " at line " + where.getLineNr() + ", column " + where.getColumnNr();
-            String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
-            throw new IOException(file + ": not valid JSON" + at + ": " + Excerpt.message(why), e);
+            throw InvalidJson.of(file, e);
         }
         if (root == null || root.isMissingNode()) throw malformed(file, "the file is empty");
         if (!(root instanceof ObjectNode object)) throw malformed(file, "expected a JSON object, found " + root.getNodeType());
@@ -91,12 +94,12 @@ final class TokenizerJson {
         return object;
     }
 
-    /** The file's bytes, refusing one over {@link #MAX_FILE_BYTES} before reading it all. */
-    private static byte[] readBounded(Path file) throws IOException {
+    /** The file's bytes, refusing one over {@code limit} before reading it all. */
+    static byte[] readBounded(Path file, int limit) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
-            if (bytes.length > MAX_FILE_BYTES) {
-                throw malformed(file, "the file is over " + MAX_FILE_BYTES + " bytes, the limit for a tokenizer");
+            byte[] bytes = in.readNBytes(limit + 1);
+            if (bytes.length > limit) {
+                throw malformed(file, "the file is over " + limit + " bytes, the limit for a tokenizer");
             }
             return bytes;
         }

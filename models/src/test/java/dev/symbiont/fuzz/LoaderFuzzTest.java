@@ -25,6 +25,11 @@ class LoaderFuzzTest {
     }
 
     @Test
+    void theTokenizerLoaderSurvivesMutatedHuggingFaceFiles() throws IOException, InterruptedException {
+        Fuzzer.check(new HfTokenizerTarget(), dir);
+    }
+
+    @Test
     void theIdxReaderSurvivesMutatedFiles() throws IOException, InterruptedException {
         Fuzzer.check(new IdxTarget(), dir);
     }
