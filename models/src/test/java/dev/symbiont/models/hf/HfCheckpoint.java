@@ -38,13 +38,16 @@ final class HfCheckpoint {
         this.g = new Generator(seed);
     }
 
-    /** A Llama, Mistral or Qwen2 checkpoint (by {@code architectures}) of the config's sizes, random weights. */
+    /**
+     * A Llama, Mistral, Qwen2 or Mixtral checkpoint (by {@code architectures}) of the config's sizes, random weights; Mixtral's
+     * blocks hold {@code block_sparse_moe.gate} (E, hidden) and {@code num_local_experts} experts' w1, w2, w3 in place of the MLP.
+     */
     static HfCheckpoint llama(Map<String, Object> config, long seed) {
         HfCheckpoint c = new HfCheckpoint(config, seed);
         int hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads"), kv = c.integer("num_key_value_heads");
         int dim = config.containsKey("head_dim") ? c.integer("head_dim") : hidden / heads, ff = c.integer("intermediate_size");
         boolean qwen = c.config.get("architectures").toString().contains("Qwen2"), attnBias = Boolean.TRUE.equals(config.get("attention_bias"));
-        boolean mlpBias = Boolean.TRUE.equals(config.get("mlp_bias"));
+        boolean mlpBias = Boolean.TRUE.equals(config.get("mlp_bias")), mixtral = c.config.get("architectures").toString().contains("Mixtral");
         c.matrix("model.embed_tokens.weight", c.integer("vocab_size"), hidden);
         for (int i = 0; i < c.integer("num_hidden_layers"); i++) {
             String p = "model.layers." + i + ".";
@@ -54,6 +57,16 @@ final class HfCheckpoint {
             c.linear(p + "self_attn.v_proj", kv * dim, hidden, qwen || attnBias);
             c.linear(p + "self_attn.o_proj", hidden, heads * dim, attnBias);
             c.norm(p + "post_attention_layernorm.weight", hidden);
+            if (mixtral) {
+                c.matrix(p + "block_sparse_moe.gate.weight", c.integer("num_local_experts"), hidden);
+                for (int e = 0; e < c.integer("num_local_experts"); e++) {
+                    String x = p + "block_sparse_moe.experts." + e + ".";
+                    c.matrix(x + "w1.weight", ff, hidden);
+                    c.matrix(x + "w2.weight", hidden, ff);
+                    c.matrix(x + "w3.weight", ff, hidden);
+                }
+                continue;
+            }
             c.linear(p + "mlp.gate_proj", ff, hidden, mlpBias);
             c.linear(p + "mlp.up_proj", ff, hidden, mlpBias);
             c.linear(p + "mlp.down_proj", hidden, ff, mlpBias);
@@ -62,6 +75,9 @@ final class HfCheckpoint {
         if (!Boolean.TRUE.equals(config.get("tie_word_embeddings"))) c.matrix("lm_head.weight", c.integer("vocab_size"), hidden);
         return c;
     }
+
+    /** A Mixtral checkpoint: {@link #llama} of a MixtralForCausalLM config. */
+    static HfCheckpoint mixtral(Map<String, Object> config, long seed) { return llama(config, seed); }
 
     /** A GPT-2 checkpoint: Conv1D weights (in, out), keys under {@code prefix} ("transformer." or ""). */
     static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
