@@ -9,11 +9,11 @@ import java.util.Map;
  */
 public final class HfArchitectures {
     private static final List<HfArchitecture> SUPPORTED = List.of(LlamaFamily.LLAMA, LlamaFamily.MISTRAL, LlamaFamily.QWEN2,
-            LlamaFamily.MIXTRAL, new Gpt2());
+            LlamaFamily.MIXTRAL, new Gpt2(), MambaFamily.MAMBA, MambaFamily.MAMBA2);
     /** Classes whose layout is a later step, with what they need. */
     private static final Map<String, String> LATER = Map.of(
-            "MambaForCausalLM", "Hugging Face's Mamba layout is not mapped yet",
-            "Mamba2ForCausalLM", "Hugging Face's Mamba-2 layout is not mapped yet");
+            "Qwen2MoeForCausalLM", "its shared expert's sigmoid gate (shared_expert_gate) is not mapped yet",
+            "JambaForCausalLM", "its interleaved attention, Mamba and mixture-of-experts layers are not mapped yet");
 
     private HfArchitectures() {}
 

@@ -97,9 +97,7 @@ final class LlamaFamily implements HfArchitecture {
 
     @Override
     public HfModelPlan plan(HfConfig c, Set<String> fileKeys) {
-        String act = c.text("hidden_act", "silu");
-        if (!act.equals("silu")) throw c.unsupported(name, "hidden_act", act, "silu");
-        HfConfigChecks.refuseQuantized(c, name);
+        HfConfigChecks.requireSiluUnquantized(c, name);
         int hidden = c.positive("hidden_size"), heads = c.positive("num_attention_heads");
         int headDim = c.positive("head_dim", 0);
         if (headDim == 0 && hidden % heads != 0) {

@@ -1,7 +1,9 @@
 package dev.symbiont.models.hf;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
@@ -24,7 +26,9 @@ import java.util.TreeMap;
  * them, widened to float32, for the reference forward.
  */
 final class HfCheckpoint {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Writes float('inf') as Python's json does: Infinity, unquoted. */
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS).build();
 
     final Map<String, Object> config;
     final Map<String, Object> generation = new LinkedHashMap<>();
@@ -98,6 +102,46 @@ final class HfCheckpoint {
         return c;
     }
 
+    /**
+     * A MambaForCausalLM checkpoint ({@code state-spaces/mamba-*-hf}'s keys), or a Mamba2ForCausalLM one when the config
+     * names it: random projections, A_log = log(1..N) plus noise, Δ's bias around softplus⁻¹(0.05), D near 1; no
+     * {@code lm_head.weight} when tied.
+     */
+    static HfCheckpoint mamba(Map<String, Object> config, long seed) {
+        HfCheckpoint c = new HfCheckpoint(config, seed);
+        boolean two = c.config.get("architectures").toString().contains("Mamba2");
+        int d = c.integer("hidden_size"), di = c.integer("expand") * d, n = c.integer("state_size"), k = c.integer("conv_kernel");
+        c.matrix("backbone.embeddings.weight", c.integer("vocab_size"), d);
+        for (int i = 0; i < c.integer("num_hidden_layers"); i++) {
+            String p = "backbone.layers." + i + ".";
+            c.norm(p + "norm.weight", d);
+            int heads = two ? c.integer("num_heads") : 0, convDim = two ? di + 2 * c.integer("n_groups") * n : di;
+            c.matrix(p + "mixer.in_proj.weight", two ? di + convDim + heads : 2 * di, d);
+            c.put(p + "mixer.conv1d.weight", c.random(convDim * k, 0, 0.4), convDim, 1, k);
+            c.put(p + "mixer.conv1d.bias", c.random(convDim, 0, 0.1), convDim);
+            int channels = two ? heads : di, states = two ? 1 : n;
+            float[] aLog = c.random(channels * states, 0, 0.1);
+            for (int j = 0; j < aLog.length; j++) aLog[j] += (float) Math.log(1 + j % states);
+            if (two) {
+                c.put(p + "mixer.dt_bias", c.random(heads, -3, 0.5), heads);
+                c.put(p + "mixer.A_log", aLog, heads);
+                c.put(p + "mixer.D", c.random(heads, 1, 0.1), heads);
+                c.norm(p + "mixer.norm.weight", di);
+            } else {
+                int rank = (d + 15) / 16;
+                c.matrix(p + "mixer.x_proj.weight", rank + 2 * n, di);
+                c.matrix(p + "mixer.dt_proj.weight", di, rank);
+                c.put(p + "mixer.dt_proj.bias", c.random(di, -3, 0.5), di);
+                c.put(p + "mixer.A_log", aLog, di, n);
+                c.put(p + "mixer.D", c.random(di, 1, 0.1), di);
+            }
+            c.matrix(p + "mixer.out_proj.weight", d, di);
+        }
+        c.norm("backbone.norm_f.weight", d);
+        if (Boolean.FALSE.equals(config.get("tie_word_embeddings"))) c.matrix("lm_head.weight", c.integer("vocab_size"), d);
+        return c;
+    }
+
     int integer(String field) { return ((Number) config.get(field)).intValue(); }
 
     /** Stores the tensors in {@code d} from now on (the values are rounded to it). */
@@ -112,7 +156,7 @@ final class HfCheckpoint {
         weights.put(key, dtype == DType.FLOAT32 ? values : Tensor.fromArray(values, values.length).to(dtype).to(DType.FLOAT32).toFloatArray());
     }
 
-    private float[] random(int n, double mean, double std) {
+    float[] random(int n, double mean, double std) {
         float[] v = new float[n];
         for (int i = 0; i < n; i++) v[i] = (float) (mean + std * g.nextGaussian());
         return v;

@@ -81,9 +81,10 @@ class HfLoadErrorsTest {
     void an_unknown_or_later_architecture_is_refused_by_name(@TempDir Path dir) throws Exception {
         llama(dir, c -> c.put("architectures", List.of("FalconForCausalLM")), w -> { });
         refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "config.json: architecture FalconForCausalLM is not supported",
-                "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, GPT2LMHeadModel");
-        llama(dir, c -> c.put("architectures", List.of("MambaForCausalLM")), w -> { });
-        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "MambaForCausalLM is not supported yet");
+                "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, GPT2LMHeadModel, MambaForCausalLM, Mamba2ForCausalLM");
+        llama(dir, c -> c.put("architectures", List.of("Qwen2MoeForCausalLM")), w -> { });
+        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "Qwen2MoeForCausalLM is not supported yet: its shared "
+                + "expert's sigmoid gate");
         llama(dir, c -> { c.remove("architectures"); c.put("model_type", "mistral"); c.put("sliding_window", null); }, w -> { });
         assertEquals("hugging face MistralForCausalLM", PretrainedModels.load(dir).layout().describe(), "model_type names the class");
     }

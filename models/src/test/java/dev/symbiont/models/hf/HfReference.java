@@ -204,7 +204,7 @@ final class HfReference {
     }
 
     /** x · rsqrt(mean(x²) + eps) · w. */
-    private static double[] rmsNorm(double[] x, float[] weight, double eps) {
+    static double[] rmsNorm(double[] x, float[] weight, double eps) {
         double ms = 0;
         for (double v : x) ms += v * v;
         double r = 1 / Math.sqrt(ms / x.length + eps);
@@ -244,7 +244,7 @@ final class HfReference {
         return y;
     }
 
-    private static double[] matVec(float[] m, double[] x, int rows) {
+    static double[] matVec(float[] m, double[] x, int rows) {
         double[] y = new double[rows];
         for (int r = 0; r < rows; r++) {
             double s = 0;
@@ -254,13 +254,13 @@ final class HfReference {
         return y;
     }
 
-    private static double[] row(float[] table, int index, int width) {
+    static double[] row(float[] table, int index, int width) {
         double[] out = new double[width];
         for (int i = 0; i < width; i++) out[i] = table[index * width + i];
         return out;
     }
 
-    private static void add(double[] x, double[] y) {
+    static void add(double[] x, double[] y) {
         for (int i = 0; i < x.length; i++) x[i] += y[i];
     }
 }
