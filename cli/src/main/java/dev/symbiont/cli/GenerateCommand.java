@@ -3,11 +3,15 @@ package dev.symbiont.cli;
 import dev.symbiont.core.Generator;
 import dev.symbiont.io.Safetensors;
 import dev.symbiont.models.CausalLM;
+import dev.symbiont.models.GenerationConfig;
+import dev.symbiont.models.GenerationStats;
 import dev.symbiont.models.gpt.Sampling;
+import dev.symbiont.models.hf.HfModelDirectory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -15,16 +19,29 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
-import java.util.function.LongConsumer;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.function.Function;
 
-/** Loads a model written by {@code train} and continues a prompt. */
-@Command(name = "generate", description = "Sample text from a trained model.")
+/**
+ * Loads a model written by {@code train}, or a Hugging Face directory, and continues a prompt,
+ * printing the text as the tokens arrive and, on stderr, the speed. The sampling settings default
+ * to the model's {@code generation_config.json} (a train run has none: temperature 0.8, top-p
+ * 0.95); each flag given overrides its one setting. Generation stops at the model's
+ * end-of-sequence ids; past the model's context the window slides.
+ */
+@Command(name = "generate", description = "Sample text from a trained model or a Hugging Face model directory.")
 final class GenerateCommand implements Runnable {
     /** At most a million tokens per call (a megabyte of text, minutes of work); they stream, so memory does not set the limit. */
     static final int MAX_TOKENS = 1_000_000;
-    /** Generated tokens are decoded and printed in groups of this many. */
-    static final int PRINT_EVERY = 256;
+    /** New tokens when neither a flag nor generation_config.json's max_new_tokens says. */
+    static final int DEFAULT_TOKENS = 400;
+    /** The sampling of a model without generation_config.json (a train run). */
+    static final Sampling RUN_SAMPLING = new Sampling(0.8, 0, 0.95);
+    /** Tokens whose text is incomplete (a UTF-8 sequence split between tokens) wait for the next, at most this many. */
+    static final int MAX_PENDING = 256;
 
     @Spec
     CommandSpec spec;
@@ -32,7 +49,8 @@ final class GenerateCommand implements Runnable {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--model", defaultValue = "runs/char-gpt", description = "Directory written by train (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--model", defaultValue = "runs/char-gpt",
+            description = "Directory written by train, or a Hugging Face model directory (default: ${DEFAULT-VALUE}).")
     Path model;
 
     @Option(names = "--allow-nonfinite-weights", description = "Load a model whose weights hold NaN or infinite values instead of refusing it.")
@@ -41,22 +59,38 @@ final class GenerateCommand implements Runnable {
     @Option(names = "--prompt", defaultValue = "From fairest creatures", description = "Text to continue (default: ${DEFAULT-VALUE}).")
     String prompt;
 
-    @Option(names = "--tokens", defaultValue = "400", description = "Characters to generate, at most 1000000 (default: ${DEFAULT-VALUE}).")
-    int tokens;
+    @Option(names = "--max-new-tokens", description = "Tokens to generate, at most 1000000 (default: generation_config.json's "
+            + "max_new_tokens, else " + DEFAULT_TOKENS + ").")
+    Integer maxNewTokens;
 
-    @Option(names = "--temperature", defaultValue = "0.8", description = "Sampling temperature; 0 is greedy (default: ${DEFAULT-VALUE}).")
-    double temperature;
+    @Option(names = "--tokens", description = "The same as --max-new-tokens.")
+    Integer tokens;
 
-    @Option(names = "--top-k", defaultValue = "0", description = "Sample among the k most likely; 0 = all (default: ${DEFAULT-VALUE}).")
-    int topK;
+    @Option(names = "--temperature", description = "Sampling temperature; 0 is greedy (default: generation_config.json's, else 0.8).")
+    Double temperature;
 
-    @Option(names = "--top-p", defaultValue = "0.95", description = "Nucleus sampling mass (default: ${DEFAULT-VALUE}).")
-    double topP;
+    @Option(names = "--top-k", description = "Sample among the k most likely; 0 = all (default: generation_config.json's, else 0).")
+    Integer topK;
+
+    @Option(names = "--top-p", description = "Nucleus sampling mass in (0, 1] (default: generation_config.json's, else 0.95).")
+    Double topP;
+
+    @Option(names = "--repetition-penalty", description = "Divide the positive and multiply the negative logits of tokens already "
+            + "in the text by this; 1 = none (default: generation_config.json's, else 1).")
+    Double repetitionPenalty;
 
     @Override
     public void run() {
-        new OptionChecks(spec).between("--tokens", tokens, 0, MAX_TOKENS).nonNegative("--temperature", temperature)
-                .nonNegative("--top-k", topK).inRange("--top-p", topP, 0, 1);
+        OptionChecks checks = new OptionChecks(spec);
+        if (maxNewTokens != null && tokens != null) {
+            throw new ParameterException(spec.commandLine(), "--tokens and --max-new-tokens are the same setting: give one");
+        }
+        if (maxNewTokens != null) checks.between("--max-new-tokens", maxNewTokens, 0, MAX_TOKENS);
+        if (tokens != null) checks.between("--tokens", tokens, 0, MAX_TOKENS);
+        if (temperature != null) checks.nonNegative("--temperature", temperature);
+        if (topK != null) checks.nonNegative("--top-k", topK);
+        if (topP != null) checks.inRange("--top-p", topP, 0, 1);
+        if (repetitionPenalty != null) checks.positive("--repetition-penalty", repetitionPenalty);
         common.run("generate", backend -> generate());
     }
 
@@ -71,24 +105,62 @@ final class GenerateCommand implements Runnable {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--prompt: " + e.getMessage(), e);
         }
-        int context = lm.maxSeq();
-        if (promptIds.length > context) {
-            throw new IllegalArgumentException("--prompt is " + promptIds.length + " tokens but the model's context is " + context);
-        }
-        // The text is printed as it is generated, PRINT_EVERY tokens at a time: nothing holds all --tokens of it.
+        GenerationConfig config = settings(HfModelDirectory.holds(model) ? HfModelDirectory.generationConfig(model) : null);
         PrintStream out = System.out;
         out.print(loaded.tokenizer().decode(promptIds));
-        int[] pending = new int[PRINT_EVERY];
-        int[] size = {0};
-        slidingGenerate(lm, Arrays.stream(promptIds).asLongStream().toArray(), tokens, new Sampling(temperature, topK, topP),
-                new Generator(common.seed), id -> {
-                    pending[size[0]++] = (int) id;
-                    if (size[0] == PRINT_EVERY) {
-                        out.print(loaded.tokenizer().decode(pending));
-                        size[0] = 0;
-                    }
-                });
-        out.println(loaded.tokenizer().decode(Arrays.copyOf(pending, size[0])));
+        out.flush();
+        TextStream text = new TextStream(loaded.tokenizer()::decode, out);
+        GenerationStats stats = lm.generate(Arrays.stream(promptIds).asLongStream().toArray(), config, new Generator(common.seed), text::accept);
+        text.finish();
+        out.println();
+        System.err.println("generate: " + stats.summary());
+    }
+
+    /** The model's generation defaults ({@code defaults}; a train run's when null) with the flags given put over them. */
+    GenerationConfig settings(GenerationConfig defaults) {
+        GenerationConfig base = defaults != null ? defaults
+                : new GenerationConfig(List.of(), OptionalLong.empty(), GenerationConfig.DEFAULT_MAX_LENGTH, OptionalInt.empty(), RUN_SAMPLING);
+        Sampling s = base.sampling();
+        if (temperature != null) s = s.withTemperature(temperature);
+        if (topK != null) s = s.withTopK(topK);
+        if (topP != null) s = s.withTopP(topP);
+        if (repetitionPenalty != null) s = s.withRepetitionPenalty(repetitionPenalty);
+        Integer count = maxNewTokens != null ? maxNewTokens : tokens;
+        int n = count != null ? count : Math.min(MAX_TOKENS, base.maxNewTokens().orElse(DEFAULT_TOKENS));
+        return base.withSampling(s).withMaxNewTokens(n);
+    }
+
+    /**
+     * Prints each token's text as it arrives: the tokens not printed yet are decoded together, and
+     * printed once their text does not end in an incomplete character (U+FFFD, a UTF-8 sequence
+     * that the next token completes), or once {@link #MAX_PENDING} wait.
+     */
+    static final class TextStream {
+        private final Function<int[], String> decode;
+        private final PrintStream out;
+        private final int[] pending = new int[MAX_PENDING];
+        private int size;
+
+        /** @param decode token ids to text (a tokenizer's decode) */
+        TextStream(Function<int[], String> decode, PrintStream out) {
+            this.decode = decode;
+            this.out = out;
+        }
+
+        void accept(long id) {
+            pending[size++] = (int) id;
+            String text = decode.apply(Arrays.copyOf(pending, size));
+            if (size == MAX_PENDING || !text.endsWith("\uFFFD")) {
+                out.print(text);
+                out.flush();
+                size = 0;
+            }
+        }
+
+        void finish() {
+            if (size > 0) out.print(decode.apply(Arrays.copyOf(pending, size)));
+            size = 0;
+        }
     }
 
     /** --model names a directory holding a language model and its tokenizer, not an image classifier. */
@@ -107,33 +179,6 @@ final class GenerateCommand implements Runnable {
         if (!Files.exists(dir.resolve(ModelFiles.TOKENIZER))) {
             throw new IllegalArgumentException("--model " + dir + " has " + ModelFiles.WEIGHTS + " but no " + ModelFiles.TOKENIZER
                     + ", which generate needs to read the prompt and write text (train writes both)");
-        }
-    }
-
-    /**
-     * Generates {@code count} tokens after {@code prompt}, past the context length: whenever the
-     * KV cache would overflow, the last half context of text becomes the prompt of a fresh
-     * cache. A recurrent model (Mamba) has no context limit and generates in one pass. Each
-     * token goes to {@code sink} as it is drawn; at most a context of tokens is held.
-     */
-    static void slidingGenerate(CausalLM lm, long[] prompt, int count, Sampling sampling, Generator g, LongConsumer sink) {
-        int context = lm.maxSeq();
-        if (context < 2 && (long) prompt.length + count > context) {
-            throw new IllegalArgumentException("the model's context of " + context + " token cannot slide: generate at most "
-                    + (context - prompt.length) + " --tokens");
-        }
-        long[] window = prompt.length < context ? prompt : Arrays.copyOfRange(prompt, prompt.length - context / 2, prompt.length);
-        for (long left = count; left > 0; ) {
-            int n = (int) Math.min(left, context - window.length);
-            // Only a pass that another follows keeps its text (at most a context) for the next window.
-            long[] text = n == left ? null : Arrays.copyOf(window, window.length + n);
-            int[] at = {window.length};
-            lm.generate(window, n, sampling, g, id -> {
-                sink.accept(id);
-                if (text != null) text[at[0]++] = id;
-            });
-            left -= n;
-            if (text != null) window = Arrays.copyOfRange(text, text.length - context / 2, text.length);
         }
     }
 }

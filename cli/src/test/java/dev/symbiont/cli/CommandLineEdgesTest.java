@@ -106,6 +106,8 @@ class CommandLineEdgesTest {
         Path lm = dir.resolve("lm-for-prompts");
         assertEquals(0, trainTiny(lm).code());
         assertOneLine(run("generate", "--model", lm.toString(), "--prompt", ""), "generate", "--prompt is empty: give at least one character to continue");
+        assertOneLine(run("generate", "--model", lm.toString(), "--tokens", "3", "--max-new-tokens", "4"), "generate",
+                "--tokens and --max-new-tokens are the same setting: give one");
         assertTrue(run("generate", "--model", lm.toString(), "--prompt", "Z").err().startsWith("symbiont generate: --prompt: "));
         Path file = Files.writeString(dir.resolve("model.txt"), "x");
         assertTrue(run("generate", "--model", file.toString()).err().startsWith("symbiont generate: --model " + file + " is a file"));
@@ -213,16 +215,17 @@ class CommandLineEdgesTest {
         long[] prompt = {1, 2, 3};
         var streamed = new java.util.ArrayList<Long>();
         class Enough extends RuntimeException {}
-        // Integer.MAX_VALUE tokens past a 16-token context: today's code reserved prompt + count slots first (an int overflow).
-        assertThrows(Enough.class, () -> GenerateCommand.slidingGenerate(loaded.model(), prompt, Integer.MAX_VALUE,
-                dev.symbiont.models.gpt.Sampling.temperature(1), new dev.symbiont.core.Generator(1), id -> {
-                    streamed.add(id);
-                    if (streamed.size() == 100) throw new Enough();
-                }));
+        // Integer.MAX_VALUE tokens past a 16-token context: nothing is reserved for them, the window slides.
+        var config = dev.symbiont.models.GenerationConfig.DEFAULT.withSampling(dev.symbiont.models.gpt.Sampling.temperature(1))
+                .withMaxNewTokens(Integer.MAX_VALUE);
+        assertThrows(Enough.class, () -> loaded.model().generate(prompt, config, new dev.symbiont.core.Generator(1), id -> {
+            streamed.add(id);
+            if (streamed.size() == 100) throw new Enough();
+        }));
         assertEquals(100, streamed.size(), "100 tokens, sliding past the context of 16 several times");
 
         CliRun r = run("generate", "--model", out.toString(), "--prompt", "the ", "--tokens", "600", "--seed", "2");
         assertEquals(0, r.code(), r.err());
-        assertEquals(4 + 600 + 1, r.out().length(), "the prompt, 600 characters printed in groups of 256, a newline");
+        assertEquals(4 + 600 + 1, r.out().length(), "the prompt, 600 characters printed as they come, a newline");
     }
 }

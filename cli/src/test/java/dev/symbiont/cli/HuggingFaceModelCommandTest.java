@@ -3,6 +3,10 @@ package dev.symbiont.cli;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.io.Safetensors;
+import dev.symbiont.models.GenerationConfig;
+import dev.symbiont.models.PretrainedModel;
+import dev.symbiont.models.PretrainedModels;
+import dev.symbiont.models.gpt.Sampling;
 import dev.symbiont.text.CharTokenizer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +58,37 @@ class HuggingFaceModelCommandTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().startsWith("abc") && r.out().strip().length() == 8, r.out());
     }
+
+    /** generation_config.json's greedy decoding, stop ids and length drive the command; each flag overrides its one setting. */
+    @Test
+    void should_take_its_defaults_from_generation_config_and_let_flags_override_them(@TempDir Path tmp) throws Exception {
+        CharTokenizer tokenizer = CharTokenizer.fit(TEXT);
+        Path dir = llama(tmp.resolve("llama"), tokenizer.vocabSize());
+        tokenizer.save(dir.resolve("tokenizer.json"));
+        long[] prompt = java.util.Arrays.stream(tokenizer.encode("abc")).asLongStream().toArray();
+        PretrainedModel p = PretrainedModels.load(dir);
+        long[] free = p.generate(prompt, 12, new Generator(0));
+        long stop = free[3 + 3];                                      // the fourth new token's id stops generation where it first comes
+        int first = 3;
+        while (free[first] != stop) first++;
+        Files.writeString(dir.resolve("generation_config.json"), """
+                {"do_sample": false, "max_new_tokens": 12, "eos_token_id": [%d, %d]}""".formatted(tokenizer.vocabSize() + 3, stop));
+
+        CliRun r = run("generate", "--model", dir.toString(), "--prompt", "abc");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(decode(tokenizer, java.util.Arrays.copyOf(free, first + 1)) + System.lineSeparator(), r.out(),
+                "greedy, as generation_config.json says, up to and with its second eos id");
+        assertTrue(r.err().matches("(?s)generate: prompt 3 tokens in [0-9.]+ s \\([0-9.]+ tokens/s\\); " + (first + 1 - 3)
+                + " new tokens, decoding [0-9.]+ tokens/s\\R"), r.err());
+
+        CliRun o = run("generate", "--model", dir.toString(), "--prompt", "abc", "--temperature", "1.3", "--top-k", "5", "--top-p", "0.9",
+                "--repetition-penalty", "1.4", "--max-new-tokens", "7", "--seed", "4");
+        assertEquals(0, o.code(), o.err());
+        GenerationConfig expected = p.generation().withSampling(new Sampling(1.3, 5, 0.9, 1.4)).withMaxNewTokens(7);
+        assertEquals(decode(tokenizer, p.generate(prompt, expected, new Generator(4))) + System.lineSeparator(), o.out());
+    }
+
+    private static String decode(CharTokenizer t, long[] ids) { return t.decode(java.util.Arrays.stream(ids).mapToInt(v -> (int) v).toArray()); }
 
     @Test
     void should_say_when_it_cannot_read_a_hugging_face_tokenizer(@TempDir Path tmp) throws Exception {

@@ -30,6 +30,8 @@ class OptionChecksTest {
             "generate | --tokens      | 2147483647 | --tokens must be an integer in [0, 1000000], got 2147483647",
             "generate | --top-p       | 1.5  | --top-p must be in (0.0, 1.0], got 1.5",
             "generate | --temperature | -1   | --temperature must be 0 or more, got -1.0",
+            "generate | --max-new-tokens | 1000001 | --max-new-tokens must be an integer in [0, 1000000], got 1000001",
+            "generate | --repetition-penalty | 0 | --repetition-penalty must be a positive number, got 0.0",
             "demo     | --steps       | 0    | --steps must be a positive integer, got 0",
             "demo     | --lr          | -2   | --lr must be a positive number, got -2.0",
             "train    | --minutes     | 1e300  | --minutes must be at most 525600 (a year), got 1.0E300",

@@ -52,11 +52,17 @@ class TrainGenerateCommandTest {
     }
 
     @Test
-    void should_report_a_prompt_longer_than_the_context_as_one_line_and_exit_non_zero() throws Exception {
+    void should_continue_a_prompt_longer_than_the_context_from_its_last_half_context() throws Exception {
         Path model = trainTiny();
-        CliRun r = run("generate", "--model", model.toString(), "--prompt", "the cat sat on the mat. the dog", "--tokens", "5");
-        assertEquals(2, r.code());
-        assertEquals("symbiont generate: --prompt is 31 tokens but the model's context is 16", r.err().strip());
+        String prompt = "the cat sat on the mat. the dog";
+        CliRun r = run("generate", "--model", model.toString(), "--prompt", prompt, "--max-new-tokens", "5", "--temperature", "0");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(prompt), r.out());
+        assertEquals(31 + 5 + 1, r.out().length(), "the 31-character prompt past the 16-character context, 5 characters, a newline");
+        // The last half context of the prompt is its last 8 characters: from them alone the greedy continuation is the same.
+        CliRun tail = run("generate", "--model", model.toString(), "--prompt", " the dog", "--max-new-tokens", "5", "--temperature", "0");
+        assertEquals(0, tail.code(), tail.err());
+        assertEquals(r.out().substring(31), tail.out().substring(8));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.symbiont.io;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -21,8 +22,9 @@ import java.nio.file.Path;
  * JSON documents that come with a model (Hugging Face's {@code config.json},
  * {@code generation_config.json}, {@code model.safetensors.index.json}), read strictly because a
  * model directory may come from a stranger: a size limit checked before reading, UTF-8 only, one
- * object with nothing after it, no key twice, bounded nesting. Every problem is an IOException
- * naming the file.
+ * object with nothing after it, no key twice, bounded nesting. {@code Infinity} and {@code NaN}
+ * read as numbers, as Python's json writes them (a field that must be finite says so where it is
+ * read). Every problem is an IOException naming the file.
  */
 public final class JsonFiles {
     /** serde_json's nesting limit, as for safetensors headers. */
@@ -30,6 +32,8 @@ public final class JsonFiles {
     private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
                     .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    // Python's json writes float('inf') as Infinity: Mamba-2's config.json has "time_step_limit": [0.0, Infinity]
+                    .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
                     .build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(SerializationFeature.INDENT_OUTPUT)

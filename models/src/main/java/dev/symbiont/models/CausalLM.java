@@ -2,9 +2,6 @@ package dev.symbiont.models;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
-import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.Backends;
-import dev.symbiont.models.gpt.Sampler;
 import dev.symbiont.models.gpt.Sampling;
 import dev.symbiont.nn.Losses;
 import dev.symbiont.nn.Module;
@@ -96,7 +93,8 @@ public abstract class CausalLM extends Module {
     /**
      * Continues {@code prompt} by {@code maxNewTokens} tokens: the prompt in one forward over a
      * fresh decoding state, then one forward of a single token per step, in eval mode without
-     * gradients (the previous mode is restored). The context is not cropped. The result grows as
+     * gradients (the previous mode is restored). The context is not cropped: the window slides only
+     * in {@link #generate(long[], GenerationConfig, Generator, LongConsumer)}. The result grows as
      * tokens are drawn: a large count costs time before it costs memory.
      *
      * @param prompt   token ids, at least one
@@ -152,36 +150,33 @@ public abstract class CausalLM extends Module {
      * @return the number of tokens handed to {@code onToken}
      */
     public int generate(long[] prompt, int maxNewTokens, Sampling sampling, Generator g, Set<Long> stopIds, LongConsumer onToken) {
-        String op = name() + ".generate";
-        if (prompt.length == 0) throw new IllegalArgumentException(op + ": the prompt is empty");
-        if (maxNewTokens < 0) throw new IllegalArgumentException(op + ": maxNewTokens must be >= 0, got " + maxNewTokens);
         if ((long) prompt.length + maxNewTokens > maxSeq()) {
-            throw new IllegalArgumentException(op + ": prompt of " + prompt.length + " tokens + " + maxNewTokens
+            throw new IllegalArgumentException(name() + ".generate: prompt of " + prompt.length + " tokens + " + maxNewTokens
                     + " new tokens exceeds maxSeq " + maxSeq() + "; shorten the prompt or generate fewer tokens");
         }
-        for (int i = 0; i < prompt.length; i++) {
-            if (prompt[i] < 0 || prompt[i] >= vocab()) {
-                throw new IllegalArgumentException(op + ": prompt token " + i + " = " + prompt[i] + " is outside [0, " + vocab() + ")");
-            }
-        }
-        if (maxNewTokens == 0) return 0;
-        boolean wasTraining = isTraining();
-        eval();
-        try (var noGrad = GradMode.disabled(); var onModel = Backends.use(parameters().getFirst().value().backend())) {
-            DecodingState state = newState(prompt.length + maxNewTokens);              // <= maxSeq: checked above
-            Tensor input = Tensor.fromArray(prompt, 1, prompt.length);                  // prefill: the whole prompt at once
-            for (int n = 0; n < maxNewTokens; n++) {
-                Tensor logits = forward(input, state);                                 // (1, seq, vocab)
-                float[] last = logits.select(1, logits.size(1) - 1).toFloatArray();     // (vocab)
-                long next = Sampler.sample(last, sampling, g);
-                onToken.accept(next);
-                if (stopIds.contains(next)) return n + 1;
-                input = Tensor.fromArray(new long[] {next}, 1, 1);
-            }
-            return maxNewTokens;
-        } finally {
-            if (wasTraining) train();
-        }
+        return GenerationLoop.run(this, prompt, maxNewTokens, sampling, g, stopIds, onToken).newTokens();
+    }
+
+    /**
+     * Continues {@code prompt} as {@code config} says, handing each new token to {@code onToken}
+     * as soon as it is picked: {@link GenerationConfig#newTokens} tokens at most, ending after the
+     * first of its end-of-sequence ids, each picked by its {@link Sampling} (repetition penalty,
+     * temperature, top-k, top-p; greedy when the temperature is 0) with randomness from {@code g}
+     * only, so a seed gives the same tokens. The prompt goes through one forward, each later token
+     * through one decoding step (KV cache, or Mamba's recurrent state). Past the context
+     * ({@link #maxSeq}) the window slides: the last half context of text becomes the prompt of a
+     * fresh state, and a prompt longer than the context starts from its last half context. Memory is
+     * the decoding state's whatever the count. Runs in eval mode without gradients; the previous
+     * mode is restored.
+     *
+     * @param prompt  token ids, at least one
+     * @param onToken receives the new token ids in order, a stop id last when one was picked
+     * @return the counts and the time the prompt and the decoding steps took
+     * @throws IllegalArgumentException when the prompt is empty or holds an id outside the
+     *         vocabulary, or a model with a context of one token would have to slide
+     */
+    public GenerationStats generate(long[] prompt, GenerationConfig config, Generator g, LongConsumer onToken) {
+        return GenerationLoop.run(this, prompt, config.newTokens(prompt.length), config.sampling(), g, config.stopIds(), onToken);
     }
 
     /** The model's name in error messages. */

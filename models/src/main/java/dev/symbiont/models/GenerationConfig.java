@@ -16,7 +16,8 @@ import java.util.Set;
  * @param bosTokenId    the id a prompt starts with, when the model has one
  * @param maxLength     the longest prompt + continuation (HF's {@code max_length}, 20 unless given)
  * @param maxNewTokens  new tokens per call, when given (HF's {@code max_new_tokens}, which wins over maxLength)
- * @param sampling      greedy unless {@code do_sample}; then {@code temperature}, {@code top_k}, {@code top_p}
+ * @param sampling      greedy unless {@code do_sample}; then {@code temperature}, {@code top_k}, {@code top_p};
+ *                      {@code repetition_penalty} either way
  */
 public record GenerationConfig(List<Long> eosTokenIds, OptionalLong bosTokenId, int maxLength, OptionalInt maxNewTokens, Sampling sampling) {
     /** Hugging Face's {@code max_length} when a config gives none. */
@@ -47,5 +48,10 @@ public record GenerationConfig(List<Long> eosTokenIds, OptionalLong bosTokenId, 
 
     public GenerationConfig withMaxNewTokens(int n) {
         return new GenerationConfig(eosTokenIds, bosTokenId, maxLength, OptionalInt.of(n), sampling);
+    }
+
+    /** These settings with {@code ids} as the end-of-sequence ids (empty: generation runs its full length). */
+    public GenerationConfig withEosTokenIds(List<Long> ids) {
+        return new GenerationConfig(ids, bosTokenId, maxLength, maxNewTokens, sampling);
     }
 }

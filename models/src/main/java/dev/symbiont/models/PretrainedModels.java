@@ -14,7 +14,7 @@ import java.nio.file.Path;
  *   p.save(Path.of("copy"));                                 // the same files, keys, dtypes and shards
  * </pre>
  * A directory with a {@code config.json} is a Hugging Face model ({@link HfModelDirectory}: Llama,
- * Mistral, Qwen2, GPT-2); one whose {@code model.safetensors} carries Symbiont's metadata is a
+ * Mistral, Qwen2, Mixtral, GPT-2, Mamba); one whose {@code model.safetensors} carries Symbiont's metadata is a
  * run {@code symbiont train} wrote ({@link SymbiontModelDirectory}: GPT, MoE GPT, Mamba).
  */
 public final class PretrainedModels {

@@ -130,13 +130,18 @@ public final class Gpt extends CausalLM {
 
     /**
      * The MoE layers' auxiliary losses from the last forward, weighted by their coefficients
-     * (load balancing and router z-loss): a scalar with autograd history to the routers, or
-     * null for a dense model. Under activation checkpointing it has the same value and sends the
+     * (load balancing, formed per layer or across the layers as {@link MoeLayers#loadBalancing}
+     * says, and router z-loss): a scalar with autograd history to the routers, or null for a
+     * dense model. Under activation checkpointing it has the same value and sends the
      * same gradients: they reach the routers through each block's rerun ({@code Checkpoint.sideOutputs}).
      */
     @Override
     public Tensor auxiliaryLoss() {
-        return moe == null ? null : RouterLosses.total(this, moe.loadBalancingCoef(), moe.zLossCoef());
+        if (moe == null) return null;
+        return switch (moe.loadBalancing()) {
+            case PER_LAYER -> RouterLosses.total(this, moe.loadBalancingCoef(), moe.zLossCoef());
+            case ACROSS_LAYERS -> RouterLosses.totalAcrossLayers(this, moe.loadBalancingCoef(), moe.zLossCoef());
+        };
     }
 
     /**

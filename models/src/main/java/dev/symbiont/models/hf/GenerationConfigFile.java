@@ -17,8 +17,8 @@ import java.util.OptionalLong;
  * A model's {@code generation_config.json} as a {@link GenerationConfig}: {@code eos_token_id}
  * (one id or a list), {@code bos_token_id}, {@code max_length}, {@code max_new_tokens},
  * {@code do_sample} with {@code temperature}, {@code top_k} and {@code top_p} (transformers'
- * defaults 1.0, 50 and 1.0). Without the file, the ids come from {@code config.json}, as
- * transformers takes them.
+ * defaults 1.0, 50 and 1.0), and {@code repetition_penalty} (1.0), which applies in greedy
+ * decoding too. Without the file, the ids come from {@code config.json}, as transformers takes them.
  */
 final class GenerationConfigFile {
     static final String NAME = "generation_config.json";
@@ -33,6 +33,11 @@ final class GenerationConfigFile {
         Sampling sampling = sample
                 ? HfConfigChecks.valid(c, () -> new Sampling(c.real("temperature", 1.0), nonNegative(c, "top_k", 50), c.real("top_p", 1.0)))
                 : Sampling.greedy();
+        if (c != config && c.has("repetition_penalty")) {
+            double penalty = c.real("repetition_penalty", 1.0);
+            if (!(penalty > 0)) throw c.invalid("repetition_penalty", c.node("repetition_penalty"), "a number > 0");
+            sampling = sampling.withRepetitionPenalty(penalty);
+        }
         OptionalInt maxNew = c.has("max_new_tokens") ? OptionalInt.of(nonNegative(c, "max_new_tokens", 0)) : OptionalInt.empty();
         OptionalLong bos = c.has("bos_token_id") ? OptionalLong.of(tokenId(c, "bos_token_id", c.node("bos_token_id"))) : OptionalLong.empty();
         return new GenerationConfig(eosIds(c), bos, c == config ? GenerationConfig.DEFAULT_MAX_LENGTH

@@ -8,12 +8,12 @@ import java.util.Map;
  * ({@code architectures[0]}, else its {@code model_type}), and the known ones it does not run yet.
  */
 public final class HfArchitectures {
-    private static final List<HfArchitecture> SUPPORTED = List.of(LlamaFamily.LLAMA, LlamaFamily.MISTRAL, LlamaFamily.QWEN2, new Gpt2());
+    private static final List<HfArchitecture> SUPPORTED = List.of(LlamaFamily.LLAMA, LlamaFamily.MISTRAL, LlamaFamily.QWEN2,
+            LlamaFamily.MIXTRAL, new Gpt2(), MambaFamily.MAMBA, MambaFamily.MAMBA2);
     /** Classes whose layout is a later step, with what they need. */
     private static final Map<String, String> LATER = Map.of(
-            "MixtralForCausalLM", "Mixtral's mixture-of-experts layout (block_sparse_moe) is not mapped yet",
-            "MambaForCausalLM", "Hugging Face's Mamba layout is not mapped yet",
-            "Mamba2ForCausalLM", "Hugging Face's Mamba-2 layout is not mapped yet");
+            "Qwen2MoeForCausalLM", "its shared expert's sigmoid gate (shared_expert_gate) is not mapped yet",
+            "JambaForCausalLM", "its interleaved attention, Mamba and mixture-of-experts layers are not mapped yet");
 
     private HfArchitectures() {}
 

@@ -6,6 +6,13 @@ import java.util.function.Supplier;
 final class HfConfigChecks {
     private HfConfigChecks() {}
 
+    /** {@code hidden_act} is SiLU (the default), and the weights are not quantised ({@link #refuseQuantized}). */
+    static void requireSiluUnquantized(HfConfig c, String architecture) {
+        String act = c.text("hidden_act", "silu");
+        if (!act.equals("silu")) throw c.unsupported(architecture, "hidden_act", act, "silu");
+        refuseQuantized(c, architecture);
+    }
+
     /** Quantised checkpoints hold integer or 8-bit weights with scales Symbiont does not read. */
     static void refuseQuantized(HfConfig c, String architecture) {
         if (c.has("quantization_config")) {

@@ -31,6 +31,17 @@ public final class HfModelDirectory {
     public static boolean holds(Path dir) { return Files.isRegularFile(dir.resolve(CONFIG)); }
 
     /**
+     * The generation defaults of {@code dir} ({@code generation_config.json}, else the ids of
+     * {@code config.json}), read without the weights: what a caller overrides before generating.
+     *
+     * @throws IOException when a file is unreadable or malformed (named)
+     * @throws IllegalArgumentException naming the file and the field for a value out of range
+     */
+    public static GenerationConfig generationConfig(Path dir) throws IOException {
+        return GenerationConfigFile.read(dir, HfConfig.read(dir.resolve(CONFIG)));
+    }
+
+    /**
      * Loads the model in {@code dir} onto the options' backend, in eval mode.
      *
      * @throws IOException when a file is missing, unreadable or malformed (named)

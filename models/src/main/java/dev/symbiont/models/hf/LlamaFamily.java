@@ -7,6 +7,7 @@ import dev.symbiont.models.gpt.PositionKind;
 import dev.symbiont.nn.attention.Biases;
 import dev.symbiont.nn.attention.MlpKind;
 import dev.symbiont.nn.attention.NormKind;
+import dev.symbiont.nn.moe.MoeLayers;
 
 import java.util.List;
 import java.util.Set;
@@ -14,9 +15,10 @@ import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
- * The Llama-shaped decoders: Llama 2 and 3 ({@code LlamaForCausalLM}), Mistral and Qwen2. Each
- * is a pre-norm decoder with RMSNorm, RoPE (Llama 3.1's scaling as an option), grouped-query
- * attention with separate q/k/v projections and SwiGLU, run as a {@link Gpt} whose keys map as
+ * The Llama-shaped decoders: Llama 2 and 3 ({@code LlamaForCausalLM}), Mistral, Qwen2 and
+ * Mixtral. Each is a pre-norm decoder with RMSNorm, RoPE (Llama 3.1's scaling as an option),
+ * grouped-query attention with separate q/k/v projections and SwiGLU (Mixtral: a sparse mixture
+ * of SwiGLU experts, {@link MixtralExperts}), run as a {@link Gpt} whose keys map as
  * <pre>
  *   model.embed_tokens                         tok_emb
  *   model.layers.i.input_layernorm             blocks.i.norm1
@@ -24,20 +26,25 @@ import java.util.function.ToIntFunction;
  *   model.layers.i.self_attn.o_proj            blocks.i.attn.out_proj
  *   model.layers.i.post_attention_layernorm    blocks.i.norm2
  *   model.layers.i.mlp.gate_proj / up_proj / down_proj    blocks.i.mlp.w1 / w3 / w2
+ *   model.layers.i.block_sparse_moe            blocks.i.block_sparse_moe   (Mixtral: gate, experts.e.w1/w2/w3 as they are)
  *   model.norm, lm_head                        norm_f, lm_head
  * </pre>
  * They differ in their biases (Llama: {@code attention_bias} on q, k, v and o, {@code mlp_bias};
  * Mistral: none; Qwen2: q, k and v) and in the sliding window of Mistral (and of Qwen2 with
- * {@code use_sliding_window}): a sequence is limited to the window, within which windowed
- * attention is full causal attention, so nothing past it is computed wrongly.
+ * {@code use_sliding_window}; of Mixtral when it sets one): a sequence is limited to the window,
+ * within which windowed attention is full causal attention, so nothing past it is computed
+ * wrongly. Their config classes differ in the defaults of fields a file leaves out ({@link Defaults}).
  */
 final class LlamaFamily implements HfArchitecture {
     static final LlamaFamily LLAMA = new LlamaFamily("LlamaForCausalLM", "llama",
-            c -> new Biases(c.bool("attention_bias", false), c.bool("attention_bias", false), c.bool("mlp_bias", false)), c -> 0, 0);
+            c -> new Biases(c.bool("attention_bias", false), c.bool("attention_bias", false), c.bool("mlp_bias", false)), c -> 0,
+            new Defaults(0, 10_000, 1e-6), null);
     static final LlamaFamily MISTRAL = new LlamaFamily("MistralForCausalLM", "mistral", c -> Biases.NONE,
-            c -> c.positive("sliding_window", 0), 8);
+            c -> c.positive("sliding_window", 0), new Defaults(8, 10_000, 1e-6), null);
     static final LlamaFamily QWEN2 = new LlamaFamily("Qwen2ForCausalLM", "qwen2", c -> new Biases(true, false, false),
-            c -> c.bool("use_sliding_window", false) ? c.positive("sliding_window", 4096) : 0, 0);
+            c -> c.bool("use_sliding_window", false) ? c.positive("sliding_window", 4096) : 0, new Defaults(0, 10_000, 1e-6), null);
+    static final LlamaFamily MIXTRAL = new LlamaFamily("MixtralForCausalLM", "mixtral", c -> Biases.NONE,
+            c -> c.positive("sliding_window", 0), new Defaults(8, 1e6, 1e-5), MixtralExperts::read);
 
     static final KeyMap KEYS = new KeyMap(List.of(
             new KeyMap.Rule("model.embed_tokens", "tok_emb", false),
@@ -50,26 +57,38 @@ final class LlamaFamily implements HfArchitecture {
             new KeyMap.Rule("model.layers.#.mlp.gate_proj", "blocks.#.mlp.w1", false),
             new KeyMap.Rule("model.layers.#.mlp.up_proj", "blocks.#.mlp.w3", false),
             new KeyMap.Rule("model.layers.#.mlp.down_proj", "blocks.#.mlp.w2", false),
+            new KeyMap.Rule("model.layers.#.block_sparse_moe", "blocks.#.block_sparse_moe", false),
             new KeyMap.Rule("model.norm", "norm_f", false),
             new KeyMap.Rule("lm_head", "lm_head", false)));
+
+    /**
+     * The values a config class gives fields its file leaves out.
+     *
+     * @param kvHeads    {@code num_key_value_heads}; 0 for num_attention_heads
+     * @param ropeTheta  {@code rope_theta}
+     * @param rmsNormEps {@code rms_norm_eps}
+     */
+    record Defaults(int kvHeads, double ropeTheta, double rmsNormEps) {}
 
     private final String name, modelType;
     private final Function<HfConfig, Biases> biases;
     private final ToIntFunction<HfConfig> slidingWindow;
-    private final int defaultKvHeads;
+    private final Defaults defaults;
+    private final Function<HfConfig, MoeLayers> experts;
 
     /**
-     * @param biases         which projections the config gives biases
-     * @param slidingWindow  the config's attention window, 0 for none
-     * @param defaultKvHeads {@code num_key_value_heads} when the config leaves it out; 0 for num_attention_heads
+     * @param biases        which projections the config gives biases
+     * @param slidingWindow the config's attention window, 0 for none
+     * @param experts       the mixture of experts every block's MLP is, or null for dense MLPs
      */
     private LlamaFamily(String name, String modelType, Function<HfConfig, Biases> biases, ToIntFunction<HfConfig> slidingWindow,
-                        int defaultKvHeads) {
+                        Defaults defaults, Function<HfConfig, MoeLayers> experts) {
         this.name = name;
         this.modelType = modelType;
         this.biases = biases;
         this.slidingWindow = slidingWindow;
-        this.defaultKvHeads = defaultKvHeads;
+        this.defaults = defaults;
+        this.experts = experts;
     }
 
     @Override public String name() { return name; }
@@ -78,9 +97,7 @@ final class LlamaFamily implements HfArchitecture {
 
     @Override
     public HfModelPlan plan(HfConfig c, Set<String> fileKeys) {
-        String act = c.text("hidden_act", "silu");
-        if (!act.equals("silu")) throw c.unsupported(name, "hidden_act", act, "silu");
-        HfConfigChecks.refuseQuantized(c, name);
+        HfConfigChecks.requireSiluUnquantized(c, name);
         int hidden = c.positive("hidden_size"), heads = c.positive("num_attention_heads");
         int headDim = c.positive("head_dim", 0);
         if (headDim == 0 && hidden % heads != 0) {
@@ -90,14 +107,15 @@ final class LlamaFamily implements HfArchitecture {
         int maxPositions = c.positive("max_position_embeddings"), window = slidingWindow.applyAsInt(c);
         GptConfig config = HfConfigChecks.valid(c, () -> GptConfig.builder()
                 .vocab(c.positive("vocab_size")).dModel(hidden).layers(c.positive("num_hidden_layers")).heads(heads)
-                .kvHeads(c.positive("num_key_value_heads", defaultKvHeads > 0 ? defaultKvHeads : heads))
+                .kvHeads(c.positive("num_key_value_heads", defaults.kvHeads() > 0 ? defaults.kvHeads() : heads))
                 .headDim(headDim > 0 ? headDim : hidden / heads).ffSize(c.positive("intermediate_size"))
                 .maxSeq(window > 0 ? Math.min(maxPositions, window) : maxPositions)
                 .tiedEmbeddings(c.bool("tie_word_embeddings", false))
-                .norm(NormKind.RMS_NORM).normEps(c.real("rms_norm_eps", 1e-6)).mlp(MlpKind.SWIGLU).biases(biases.apply(c)).fusedQkv(false)
-                .positions(PositionKind.ROPE).ropeTheta(c.real("rope_theta", 10_000)).ropeScaling(RopeScalingField.read(c, name))
+                .norm(NormKind.RMS_NORM).normEps(c.real("rms_norm_eps", defaults.rmsNormEps())).mlp(MlpKind.SWIGLU).biases(biases.apply(c)).fusedQkv(false)
+                .positions(PositionKind.ROPE).ropeTheta(c.real("rope_theta", defaults.ropeTheta())).ropeScaling(RopeScalingField.read(c, name))
                 .build());
-        return new HfModelPlan(() -> new Gpt(config, new Generator(0), Gpt.GPT2_INIT_STD), KEYS,
+        MoeLayers moe = experts == null ? null : HfConfigChecks.valid(c, () -> experts.apply(c));
+        return new HfModelPlan(() -> new Gpt(config, moe, new Generator(0), Gpt.GPT2_INIT_STD), KEYS,
                 config.tiedEmbeddings() ? Set.of("lm_head.weight") : Set.of(), key -> key.endsWith(".rotary_emb.inv_freq"));
     }
 }

@@ -27,13 +27,13 @@ import java.util.Map;
  * <pre>
  *   h₀ = embeddings[ids]                                    no positions: the recurrence orders the tokens
  *   h_l = h_{l−1} + Mixer_l(RMSNorm_l(h_{l−1})),  l = 1..L   {@link MambaBlock}s in a {@link DecoderStack}
- *   logits = norm_f(h_L) · embeddingsᵀ                       tied head
+ *   logits = norm_f(h_L) · embeddingsᵀ                       tied head (or lm_head's own matrix, {@link MambaLMConfig#tiedEmbeddings})
  * </pre>
  * State-dict keys are Hugging Face's: {@code backbone.embeddings.weight},
  * {@code backbone.layers.<i>.norm.weight}, {@code backbone.layers.<i>.mixer.{in_proj.weight,
  * conv1d.weight, conv1d.bias, x_proj.weight, dt_proj.weight, dt_proj.bias, A_log, D,
  * out_proj.weight}}, {@code backbone.norm_f.weight} and {@code lm_head.weight} (the embedding's
- * tensor), so a converted checkpoint loads without renaming. With a Mamba-2 mixer ({@link
+ * tensor when tied), so a converted checkpoint loads without renaming. With a Mamba-2 mixer ({@link
  * dev.symbiont.nn.mamba.Mamba2Mixer}) the mixer keys are {@code Mamba2ForCausalLM}'s: {@code in_proj.weight,
  * conv1d.weight, conv1d.bias, dt_bias, A_log, D, norm.weight, out_proj.weight}.
  *
@@ -63,8 +63,10 @@ public final class MambaLM extends CausalLM {
         }
         this.config = config;
         this.backbone = module("backbone", new Backbone(config, g));
-        this.lmHead = module("lm_head", new LmHead(backbone.embeddings.weight()));
+        Parameter head = config.tiedEmbeddings() ? backbone.embeddings.weight() : new Parameter(Tensor.zeros(config.vocab(), config.dModel()));
+        this.lmHead = module("lm_head", new LmHead(head));
         backbone.embeddings.weight().update(Init.normal(g, 0, embeddingStd, config.vocab(), config.dModel()));
+        if (!config.tiedEmbeddings()) head.update(Init.normal(g, 0, embeddingStd, config.vocab(), config.dModel()));
         double scale = 1 / Math.sqrt(config.layers());
         for (ResidualBlock<?, ?> block : backbone.stack.blocks()) {
             for (Linear l : block.residualProjections()) l.weight().update(l.weight().value().mul(scale));
@@ -143,7 +145,7 @@ public final class MambaLM extends CausalLM {
 
     public DecoderStack decoder() { return backbone.stack; }
 
-    /** The output head, whose weight is the embeddings'. */
+    /** The output head, whose weight is the embeddings' when tied. */
     public LmHead lmHead() { return lmHead; }
 
     @Override

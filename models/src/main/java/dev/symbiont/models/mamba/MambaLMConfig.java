@@ -17,9 +17,11 @@ import java.util.function.Function;
  * @param vocab   token ids lie in [0, vocab) (vocab_size)
  * @param layers  Mamba blocks (num_hidden_layers)
  * @param mixer   every block's mixer, of either kind: a {@link MambaConfig} (Mamba-1) or a {@link Mamba2Config} (Mamba-2)
- * @param normEps the RMSNorms' ε (layer_norm_epsilon)
+ * @param normEps the RMSNorms' ε (layer_norm_epsilon), the Mamba-2 mixer's gated norm's too
+ * @param tiedEmbeddings the output head is the embedding matrix (tie_word_embeddings; mamba-ssm's models all tie), or a
+ *                matrix of its own ({@code lm_head.weight}, as Mamba-2 checkpoints such as Mamba-Codestral have)
  */
-public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, double normEps) {
+public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, double normEps, boolean tiedEmbeddings) {
     /** Hugging Face's default layer_norm_epsilon. */
     public static final double DEFAULT_NORM_EPS = 1e-5;
 
@@ -28,6 +30,12 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
         if (mixer == null) throw new IllegalArgumentException("MambaLMConfig: the mixer config must be given");
         if (!(normEps > 0) || Double.isInfinite(normEps)) throw new IllegalArgumentException("MambaLMConfig: normEps must be positive, got " + normEps);
     }
+
+    /** A model whose output head is its embedding matrix. */
+    public MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, double normEps) { this(vocab, layers, mixer, normEps, true); }
+
+    /** This config with the head tied to the embeddings or not. */
+    public MambaLMConfig withTiedEmbeddings(boolean tied) { return new MambaLMConfig(vocab, layers, mixer, normEps, tied); }
 
     /** The paper's defaults at width {@code dModel}: expand 2, N 16, d_conv 4, dt_rank ⌈d/16⌉ ({@link MambaConfig#of}). */
     public static MambaLMConfig of(int vocab, int dModel, int layers) {
@@ -58,7 +66,8 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
      * num_hidden_layers, layer_norm_epsilon, state_size, conv_kernel}, and for Mamba-1
      * {@code intermediate_size, time_step_rank} ({@code expand} when d_inner is a multiple of
      * d_model), for Mamba-2 {@code num_heads, head_dim, n_groups, chunk_size, expand} (the last
-     * when d_inner is a multiple of d_model). The kind itself is the model's {@code architecture}.
+     * when d_inner is a multiple of d_model), and {@code tie_word_embeddings=false} for an untied
+     * head. The kind itself is the model's {@code architecture}.
      */
     public Map<String, String> toMap() {
         Map<String, String> m = new LinkedHashMap<>();
@@ -81,6 +90,7 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
         m.put("state_size", Integer.toString(mixer.dState()));
         m.put("conv_kernel", Integer.toString(mixer.dConv()));
         m.put("layer_norm_epsilon", Double.toString(normEps));
+        if (!tiedEmbeddings) m.put("tie_word_embeddings", "false");     // written only when untied: older metadata reads as tied
         return m;
     }
 
@@ -104,8 +114,9 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
                         + mixer.dInner() + ")");
             }
         }
+        boolean tied = !m.containsKey("tie_word_embeddings") || tied(m.get("tie_word_embeddings"));
         return new MambaLMConfig(read(m, "vocab_size", Integer::parseInt), read(m, "num_hidden_layers", Integer::parseInt), mixer,
-                read(m, "layer_norm_epsilon", Double::parseDouble));
+                read(m, "layer_norm_epsilon", Double::parseDouble), tied);
     }
 
     /** {@link #fromMap(String, Map)} of the kind the map's {@code architecture} key names, Mamba-1 without one. */
@@ -119,5 +130,12 @@ public record MambaLMConfig(int vocab, int layers, StateSpaceConfig mixer, doubl
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("MambaLMConfig.fromMap: '" + key + "' = '" + v + "' is not a number", e);
         }
+    }
+
+    private static boolean tied(String v) {
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("MambaLMConfig.fromMap: 'tie_word_embeddings' = '" + v + "' is not true or false");
+        }
+        return v.equals("true");
     }
 }

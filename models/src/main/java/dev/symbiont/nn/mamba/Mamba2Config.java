@@ -76,6 +76,9 @@ public record Mamba2Config(int dModel, int heads, int headDim, int dState, int n
     @Override
     public Mamba2Mixer newMixer(Generator g) { return new Mamba2Mixer(this, g); }
 
+    @Override
+    public Mamba2Mixer newMixer(Generator g, double normEps) { return new Mamba2Mixer(this, normEps, g); }
+
     /** This config with state size {@code n}. */
     public Mamba2Config withState(int n) { return new Mamba2Config(dModel, heads, headDim, n, nGroups, dConv, chunkSize); }
 

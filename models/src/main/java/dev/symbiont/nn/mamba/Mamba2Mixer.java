@@ -48,7 +48,11 @@ public final class Mamba2Mixer extends SequenceMixer {
     private final RMSNorm norm;
     private SsdImpl ssdImpl = SsdImpl.fromProperty();
 
-    public Mamba2Mixer(Mamba2Config config, Generator g) {
+    /** A mixer whose gated RMSNorm has mamba-ssm's ε, 1e-5. */
+    public Mamba2Mixer(Mamba2Config config, Generator g) { this(config, 1e-5, g); }
+
+    /** @param normEps the gated RMSNorm's ε (Hugging Face's layer_norm_epsilon) */
+    public Mamba2Mixer(Mamba2Config config, double normEps, Generator g) {
         this.config = config;
         int di = config.dInner(), h = config.heads();
         this.inProj = module("in_proj", new Linear(config.dModel(), di + config.convDim() + h, false, g));
@@ -56,7 +60,7 @@ public final class Mamba2Mixer extends SequenceMixer {
         this.dtBias = parameter("dt_bias", DtInit.inverseSoftplusOfLogUniformDt(g, h));
         this.aLog = parameter("A_log", Init.uniform(g, A_MIN, A_MAX, h).log());
         this.d = parameter("D", Tensor.ones(h));
-        this.norm = module("norm", new RMSNorm(di, 1e-5));
+        this.norm = module("norm", new RMSNorm(di, normEps));
         this.outProj = module("out_proj", new Linear(di, config.dModel(), false, g));
     }
 

@@ -18,9 +18,9 @@ import dev.symbiont.nn.block.SequenceMixer;
  * {@code mixer.…}; its decoding state is the mixer's fixed-size state.
  */
 public final class MambaBlock extends ResidualBlock<SequenceMixer, ChannelMixer> {
-    /** @param normEps the RMSNorm's ε (Hugging Face's layer_norm_epsilon, 1e-5) */
+    /** @param normEps the RMSNorms' ε (Hugging Face's layer_norm_epsilon, 1e-5), the block's and the mixer's own */
     public MambaBlock(StateSpaceConfig config, double normEps, Generator g) {
-        super(new RMSNorm(config.dModel(), normEps), config.newMixer(g));
+        super(new RMSNorm(config.dModel(), normEps), config.newMixer(g, normEps));
     }
 
     public SequenceMixer mixer() { return sequenceMixer(); }

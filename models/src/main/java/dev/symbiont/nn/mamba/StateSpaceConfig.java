@@ -26,4 +26,10 @@ public sealed interface StateSpaceConfig permits MambaConfig, Mamba2Config {
 
     /** A fresh mixer of this kind and size, its weights drawn from {@code g}: (batch, L, dModel) → (batch, L, dModel). */
     SequenceMixer newMixer(Generator g);
+
+    /**
+     * As {@link #newMixer(Generator)}, in a model whose norms have ε {@code normEps} (Hugging Face's
+     * layer_norm_epsilon), which a mixer's own norm shares (Mamba-2's gated RMSNorm); Mamba-1's mixer has none.
+     */
+    default SequenceMixer newMixer(Generator g, double normEps) { return newMixer(g); }
 }

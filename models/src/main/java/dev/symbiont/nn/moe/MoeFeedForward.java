@@ -59,14 +59,16 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
     }
 
     /**
-     * The auxiliary losses (scalars with autograd history to the router) and routing statistics of one forward.
+     * The auxiliary losses (scalars with autograd history to the router), the mean router probabilities and routing statistics of one forward.
      *
      * @param loadBalancing   Switch's E · Σ f_i · P_i ({@link RouterLosses#loadBalancing})
      * @param zLoss           ST-MoE's mean logsumexp² of the router logits
      * @param expertLoad      (E) the fraction of routed slots each expert was given, before capacity drops
+     * @param meanProbs       (E) each expert's router probability averaged over the tokens, with autograd history
+     *                        (the P of the balancing loss, which {@link RouterLosses#acrossLayers} averages over layers)
      * @param droppedFraction the fraction of the T·k slots that capacity dropped (0 when dropless)
      */
-    public record Aux(Tensor loadBalancing, Tensor zLoss, Tensor expertLoad, double droppedFraction) {}
+    public record Aux(Tensor loadBalancing, Tensor zLoss, Tensor expertLoad, Tensor meanProbs, double droppedFraction) {}
 
     /** x: (..., dModel) → (..., dModel), each token through its k experts. */
     @Override
@@ -82,8 +84,9 @@ public final class MoeFeedForward extends ChannelMixer implements ReportsMetrics
         Tensor load = RouterLosses.expertLoad(r.expertIds(), e);
         double dropped = tokens == 0 ? 0 : 1 - (double) p.keptRows() / ((long) tokens * k);
         // Under activation checkpointing the losses reach the rerun's router, and its rerun leaves lastAux alone.
-        Checkpoint.sideOutputs(List.of(RouterLosses.loadBalancingOfLoad(load, r.probs()), RouterLosses.zLossOfLogsumexp(r.logsumexp())),
-                losses -> lastAux = new Aux(losses.get(0), losses.get(1), load, dropped));
+        Tensor meanProbs = r.probs().mean(0, false);
+        Checkpoint.sideOutputs(List.of(RouterLosses.loadBalancingOfMeans(load, meanProbs), RouterLosses.zLossOfLogsumexp(r.logsumexp()), meanProbs),
+                losses -> lastAux = new Aux(losses.get(0), losses.get(1), load, losses.get(2), dropped));
         if (sharedExperts != null) for (SwiGluExpert s : sharedExperts) y = y.add(s.forward(flat));
         return y.reshape(shape);
     }

@@ -21,10 +21,13 @@ import java.util.function.Function;
  * @param zLossCoef           weight of the router z-loss (ST-MoE uses 0.001)
  * @param jitter              ε of the routers' training-time input jitter U(1 − ε, 1 + ε), 0 for none (Hugging Face's
  *                            router_jitter_noise, default 0; Switch used 0.01)
+ * @param loadBalancing       how the balancing loss is formed from the layers: per layer and summed (Symbiont's default), or
+ *                            across the layers as Hugging Face's Mixtral computes it
  */
 public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, boolean renormalize, int shared, int every,
-                        double loadBalancingCoef, double zLossCoef, double jitter) {
+                        double loadBalancingCoef, double zLossCoef, double jitter, LoadBalancing loadBalancing) {
     public MoeLayers {
+        if (loadBalancing == null) throw new IllegalArgumentException("MoeLayers: loadBalancing is null; use LoadBalancing.PER_LAYER");
         if (every < 1) throw new IllegalArgumentException("MoeLayers: every must be ≥ 1, got " + every);
         if (!(loadBalancingCoef >= 0) || !(zLossCoef >= 0)) {
             throw new IllegalArgumentException("MoeLayers: loss coefficients must be ≥ 0, got " + loadBalancingCoef + " and " + zLossCoef);
@@ -32,7 +35,13 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
         new MoeConfig(1, experts, topK, hidden, dispatch, renormalize, jitter, shared); // validates experts, top-k, hidden, dispatch, jitter, shared
     }
 
-    /** Without router jitter (Hugging Face's default). */
+    /** The balancing loss per layer ({@link LoadBalancing#PER_LAYER}). */
+    public MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, boolean renormalize, int shared, int every,
+                     double loadBalancingCoef, double zLossCoef, double jitter) {
+        this(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, jitter, LoadBalancing.PER_LAYER);
+    }
+
+    /** Without router jitter (Hugging Face's default), the balancing loss per layer. */
     public MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, boolean renormalize, int shared, int every,
                      double loadBalancingCoef, double zLossCoef) {
         this(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, 0);
@@ -45,7 +54,12 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
 
     /** These settings with router jitter ε (0: none). */
     public MoeLayers withJitter(double eps) {
-        return new MoeLayers(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, eps);
+        return new MoeLayers(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, eps, loadBalancing);
+    }
+
+    /** These settings with the balancing loss formed as {@code how} says. */
+    public MoeLayers withLoadBalancing(LoadBalancing how) {
+        return new MoeLayers(experts, topK, hidden, dispatch, renormalize, shared, every, loadBalancingCoef, zLossCoef, jitter, how);
     }
 
     /** The config of one MoE layer of width {@code dModel}. */
@@ -71,6 +85,7 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
         m.put("moe_load_balancing_coef", Double.toString(loadBalancingCoef));
         m.put("moe_z_loss_coef", Double.toString(zLossCoef));
         m.put("moe_router_jitter_noise", Double.toString(jitter));
+        m.put("moe_load_balancing", loadBalancing.name().toLowerCase(Locale.ROOT));
         return m;
     }
 
@@ -79,7 +94,8 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
 
     /**
      * The settings {@link #toMap} wrote; a missing or unreadable key throws naming it. Other keys
-     * are ignored; {@code moe_router_jitter_noise}, which older checkpoints lack, reads as 0 when missing.
+     * are ignored; {@code moe_router_jitter_noise} and {@code moe_load_balancing}, which older
+     * checkpoints lack, read as 0 and {@code per_layer} when missing.
      */
     public static MoeLayers fromMap(Map<String, String> m) {
         return new MoeLayers(read(m, "moe_experts", Integer::parseInt, "an integer"), read(m, "moe_top_k", Integer::parseInt, "an integer"),
@@ -87,7 +103,9 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
                 read(m, "moe_renormalize", MoeLayers::bool, "true or false"), read(m, "moe_shared_experts", Integer::parseInt, "an integer"),
                 read(m, "moe_every", Integer::parseInt, "an integer"),
                 read(m, "moe_load_balancing_coef", Double::parseDouble, "a number"), read(m, "moe_z_loss_coef", Double::parseDouble, "a number"),
-                m.containsKey("moe_router_jitter_noise") ? read(m, "moe_router_jitter_noise", Double::parseDouble, "a number") : 0);
+                m.containsKey("moe_router_jitter_noise") ? read(m, "moe_router_jitter_noise", Double::parseDouble, "a number") : 0,
+                m.containsKey("moe_load_balancing") ? read(m, "moe_load_balancing", MoeLayers::loadBalancing, "per_layer or across_layers")
+                        : LoadBalancing.PER_LAYER);
     }
 
     private static <T> T read(Map<String, String> m, String key, Function<String, T> parse, String expected) {
@@ -105,6 +123,8 @@ public record MoeLayers(int experts, int topK, int hidden, Dispatch dispatch, bo
         if (v.startsWith("capacity:")) return Dispatch.capacity(Double.parseDouble(v.substring("capacity:".length())));
         throw new IllegalArgumentException(v);
     }
+
+    private static LoadBalancing loadBalancing(String v) { return LoadBalancing.valueOf(v.toUpperCase(Locale.ROOT)); }
 
     private static boolean bool(String v) {
         String s = v.toLowerCase(Locale.ROOT);

@@ -14,7 +14,7 @@ import dev.symbiont.nn.Module;
  *   z-loss (ST-MoE, Zoph et al. 2022, eq. 5):            mean_t (logsumexp_i h_ti)²
  * </pre>
  * A uniform router gives a balancing loss of 1 whatever k is (Hugging Face's
- * {@code load_balancing_loss_func} counts f per choice and gives k).
+ * {@code load_balancing_loss_func}, {@link #acrossLayers}, counts f per choice and gives k).
  */
 public final class RouterLosses {
     private RouterLosses() {}
@@ -26,7 +26,12 @@ public final class RouterLosses {
 
     /** expertLoad (E), the f of {@link #expertLoad}, and probs (T, E) → the Switch load-balancing loss, a scalar. */
     public static Tensor loadBalancingOfLoad(Tensor expertLoad, Tensor probs) {
-        return expertLoad.mul(probs.mean(0, false)).sum().mul(probs.size(1));
+        return loadBalancingOfMeans(expertLoad, probs.mean(0, false));
+    }
+
+    /** expertLoad (E) and the mean router probabilities P (E) → E · Σ f · P, a scalar. */
+    public static Tensor loadBalancingOfMeans(Tensor expertLoad, Tensor meanProbs) {
+        return expertLoad.mul(meanProbs).sum().mul(meanProbs.size(0));
     }
 
     /** logits (T, E) → the router z-loss, a scalar. */
@@ -53,6 +58,44 @@ public final class RouterLosses {
             MoeFeedForward.Aux aux = moe.lastAux();
             Tensor term = aux.loadBalancing().mul(loadBalancingCoef).add(aux.zLoss().mul(zLossCoef));
             sum = sum == null ? term : sum.add(term);
+        }
+        return sum;
+    }
+
+    /**
+     * Hugging Face's {@code load_balancing_loss_func} over a model's {@link MoeFeedForward}s from
+     * their last forward ({@link LoadBalancing#ACROSS_LAYERS}): the layers' router rows taken as
+     * one batch, k · E · Σ_e F_e · P_e with F the layers' expert loads and P their mean router
+     * probabilities, each averaged over the layers (every layer routes the same tokens). A scalar
+     * with autograd history to the routers; null when no MoE layer has run.
+     */
+    public static Tensor acrossLayers(Module model) {
+        Tensor load = null, probs = null;
+        int layers = 0, k = 0;
+        for (Module m : model.modules()) {
+            if (!(m instanceof MoeFeedForward moe) || moe.lastAux() == null) continue;
+            MoeFeedForward.Aux aux = moe.lastAux();
+            load = load == null ? aux.expertLoad() : load.add(aux.expertLoad());
+            probs = probs == null ? aux.meanProbs() : probs.add(aux.meanProbs());
+            layers++;
+            k = moe.config().topK();
+        }
+        if (layers == 0) return null;
+        return loadBalancingOfMeans(load.div(layers), probs.div(layers)).mul(k);
+    }
+
+    /**
+     * {@code loadBalancingCoef · acrossLayers + zLossCoef · Σ zLoss} over a model's
+     * {@link MoeFeedForward}s from their last forward: the auxiliary loss of a model trained as
+     * Hugging Face trains Mixtral. A scalar with autograd history to the routers; null when no
+     * MoE layer has run.
+     */
+    public static Tensor totalAcrossLayers(Module model, double loadBalancingCoef, double zLossCoef) {
+        Tensor balancing = acrossLayers(model);
+        if (balancing == null) return null;
+        Tensor sum = balancing.mul(loadBalancingCoef);
+        for (Module m : model.modules()) {
+            if (m instanceof MoeFeedForward moe && moe.lastAux() != null) sum = sum.add(moe.lastAux().zLoss().mul(zLossCoef));
         }
         return sum;
     }

@@ -43,6 +43,22 @@ class SamplerTest {
     }
 
     @Test
+    void top_p_keeps_the_lower_ids_of_tied_tokens_p_one_keeps_all_and_a_tiny_p_keeps_the_argmax() {
+        float[] ties = {0, 2, 2, 2, 2, 0};                              // ids 1..4 share the mass; 0 and 5 hold e^-2 each
+        double[] two = Sampler.distribution(ties, Sampling.temperature(1).withTopP(0.4));
+        assertArrayEquals(new double[] {0, 0.5, 0.5, 0, 0, 0}, two, 1e-12, "the smallest set reaching 0.4 is two of the four tied ids, the lower two");
+        double[] all = Sampler.distribution(ties, Sampling.temperature(1).withTopP(1));
+        for (double v : all) assertTrue(v > 0, "p = 1 keeps every token: " + java.util.Arrays.toString(all));
+        assertArrayEquals(new double[] {0, 1, 0, 0, 0, 0}, Sampler.distribution(ties, Sampling.temperature(1).withTopP(1e-9)), 1e-12,
+                "a tiny p keeps one token, the first of the most likely");
+        double[] exact = Sampler.distribution(new float[] {0, 0, 0, 0}, Sampling.temperature(1).withTopP(0.5));
+        assertArrayEquals(new double[] {0.5, 0.5, 0, 0}, exact, 1e-12, "a set whose mass equals p reaches it");
+        for (int seed = 0; seed < 50; seed++) {
+            assertEquals(1, Sampler.sample(ties, Sampling.temperature(1).withTopP(1e-9), new Generator(seed)), "tiny p samples the argmax");
+        }
+    }
+
+    @Test
     void should_draw_only_from_the_support_with_the_right_frequencies() {
         Sampling s = Sampling.temperature(1).withTopP(0.9);
         Generator g = new Generator(42);
@@ -73,6 +89,9 @@ class SamplerTest {
         var e = assertThrows(IllegalArgumentException.class, () -> new Sampling(1, 0, 0));
         assertTrue(e.getMessage().contains("topP"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new Sampling(1, 0, 1.5));
+        e = assertThrows(IllegalArgumentException.class, () -> new Sampling(1, 0, 1, 0));
+        assertTrue(e.getMessage().contains("repetitionPenalty must be finite and > 0"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Sampling.greedy().withRepetitionPenalty(Double.POSITIVE_INFINITY));
         e = assertThrows(IllegalArgumentException.class, () -> Sampler.sample(new float[] {0, Float.NaN}, Sampling.temperature(1), new Generator(1)));
         assertTrue(e.getMessage().contains("logit 1"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Sampler.argmax(new float[0]));

@@ -43,8 +43,15 @@ class HfGenerationTest {
         c.generation.put("temperature", 0.6);
         c.generation.put("top_p", 0.9);
         c.generation.put("max_length", 12);
+        c.generation.put("repetition_penalty", 1.3);
         GenerationConfig g = PretrainedModels.load(c.write(dir.resolve("sample"), 1)).generation();
-        assertEquals(new GenerationConfig(List.of(2L), OptionalLong.of(1), 12, OptionalInt.empty(), new Sampling(0.6, 50, 0.9)), g);
+        assertEquals(new GenerationConfig(List.of(2L), OptionalLong.of(1), 12, OptionalInt.empty(), new Sampling(0.6, 50, 0.9, 1.3)), g);
+        c.generation.put("do_sample", false);
+        assertEquals(Sampling.greedy().withRepetitionPenalty(1.3), PretrainedModels.load(c.write(dir.resolve("greedy"), 1)).generation().sampling(),
+                "greedy decoding keeps the repetition penalty, as transformers applies it to greedy search too");
+        c.generation.put("repetition_penalty", 0);
+        var bad = assertThrows(IllegalArgumentException.class, () -> PretrainedModels.load(c.write(dir.resolve("zero"), 1)));
+        assertTrue(bad.getMessage().contains("generation_config.json: field 'repetition_penalty' = 0 is not a number > 0"), bad.getMessage());
         assertEquals(8, g.newTokens(4), "max_length counts the prompt");
         c.generation.clear();                                         // no file: the ids of config.json, greedy
         GenerationConfig fromConfig = PretrainedModels.load(c.write(dir.resolve("plain"), 1)).generation();

@@ -81,9 +81,10 @@ class HfLoadErrorsTest {
     void an_unknown_or_later_architecture_is_refused_by_name(@TempDir Path dir) throws Exception {
         llama(dir, c -> c.put("architectures", List.of("FalconForCausalLM")), w -> { });
         refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "config.json: architecture FalconForCausalLM is not supported",
-                "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, GPT2LMHeadModel");
-        llama(dir, c -> c.put("architectures", List.of("MixtralForCausalLM")), w -> { });
-        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "MixtralForCausalLM is not supported yet");
+                "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, GPT2LMHeadModel, MambaForCausalLM, Mamba2ForCausalLM");
+        llama(dir, c -> c.put("architectures", List.of("Qwen2MoeForCausalLM")), w -> { });
+        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "Qwen2MoeForCausalLM is not supported yet: its shared "
+                + "expert's sigmoid gate");
         llama(dir, c -> { c.remove("architectures"); c.put("model_type", "mistral"); c.put("sliding_window", null); }, w -> { });
         assertEquals("hugging face MistralForCausalLM", PretrainedModels.load(dir).layout().describe(), "model_type names the class");
     }
@@ -102,6 +103,20 @@ class HfLoadErrorsTest {
         refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "config.json: GptConfig: kvHeads (3) must divide heads (4)");
         llama(dir, c -> c.put("hidden_size", "32"), w -> { });
         refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir), "field 'hidden_size' = \"32\" is not a positive integer");
+    }
+
+    @Test
+    void a_mixtral_whose_experts_do_not_fit_its_config_names_the_field_or_the_keys(@TempDir Path dir) throws Exception {
+        Map<String, Object> config = HfLogitsTest.mixtralConfig();
+        config.put("num_experts_per_tok", 5);
+        HfCheckpoint.mixtral(config, 23).write(dir.resolve("k"), 1);
+        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir.resolve("k")), dir.resolve("k").resolve("config.json").toString(),
+                "num_experts_per_tok = 5 exceeds num_local_experts = 4");
+        HfCheckpoint fewer = HfCheckpoint.mixtral(HfLogitsTest.mixtralConfig(), 24);
+        fewer.config.put("num_local_experts", 3);
+        fewer.write(dir.resolve("e"), 1);
+        refused(IllegalArgumentException.class, () -> PretrainedModels.load(dir.resolve("e")), "unexpected [",
+                "model.layers.0.block_sparse_moe.experts.3.w1.weight in model.safetensors", "block_sparse_moe.gate.weight in model.safetensors is [4, 32], the config makes [3, 32]");
     }
 
     @Test

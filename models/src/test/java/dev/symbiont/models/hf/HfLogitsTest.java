@@ -54,6 +54,24 @@ class HfLogitsTest {
         return c;
     }
 
+    /** A tiny MixtralForCausalLM config: GQA attention as Llama's, 4 experts of width 24, 2 per token. */
+    static Map<String, Object> mixtralConfig() {
+        Map<String, Object> c = llamaConfig();
+        c.put("architectures", List.of("MixtralForCausalLM"));
+        c.put("model_type", "mixtral");
+        c.remove("attention_bias");
+        c.remove("mlp_bias");
+        c.put("intermediate_size", 24);
+        c.put("num_local_experts", 4);
+        c.put("num_experts_per_tok", 2);
+        c.put("rope_theta", 1000000.0);
+        c.put("sliding_window", null);
+        c.put("router_aux_loss_coef", 0.02);
+        c.put("output_router_logits", false);
+        c.put("router_jitter_noise", 0.0);
+        return c;
+    }
+
     static Map<String, Object> gpt2Config() {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("architectures", List.of("GPT2LMHeadModel"));
@@ -98,12 +116,13 @@ class HfLogitsTest {
         return p.model().forward(Tensor.fromArray(ids, 2, 7));
     }
 
-    private static HfReference.Llama llamaSpec(HfCheckpoint c, double[] invFreq) {
+    static HfReference.Llama llamaSpec(HfCheckpoint c, double[] invFreq) {
         int hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads");
         int dim = c.config.containsKey("head_dim") ? c.integer("head_dim") : hidden / heads;
         double eps = c.config.containsKey("rms_norm_eps") ? ((Number) c.config.get("rms_norm_eps")).doubleValue() : 1e-6;
         return new HfReference.Llama(hidden, heads, c.integer("num_key_value_heads"), dim, c.integer("intermediate_size"),
-                c.integer("num_hidden_layers"), c.integer("vocab_size"), eps, invFreq, Boolean.TRUE.equals(c.config.get("tie_word_embeddings")));
+                c.integer("num_hidden_layers"), c.integer("vocab_size"), eps, invFreq, Boolean.TRUE.equals(c.config.get("tie_word_embeddings")),
+                c.config.containsKey("num_experts_per_tok") ? c.integer("num_experts_per_tok") : 0);
     }
 
     @Test
@@ -179,6 +198,19 @@ class HfLogitsTest {
     }
 
     @Test
+    void mixtral_routes_each_token_to_its_renormalised_top_two_experts_as_the_reference_does(@TempDir Path dir) throws Exception {
+        HfCheckpoint c = HfCheckpoint.mixtral(mixtralConfig(), 9);
+        PretrainedModel p = PretrainedModels.load(c.write(dir, 2));
+        assertMatches(forward(p), ids -> HfReference.llama(c.weights, llamaSpec(c, HfReference.invFreq(8, 1e6)), ids), "mixtral");
+        Gpt gpt = (Gpt) p.model();
+        assertEquals(4, gpt.moe().experts());
+        assertEquals(2, gpt.moe().topK());
+        assertTrue(gpt.moe().renormalize());
+        assertEquals(1, gpt.moe().every(), "every block is sparse");
+        assertEquals(0, p.model().auxiliaryLoss().item(), "without output_router_logits transformers adds no balancing loss");
+    }
+
+    @Test
     void gpt2_with_conv1d_weights_and_a_tied_head_matches_the_reference(@TempDir Path dir) throws Exception {
         HfCheckpoint c = HfCheckpoint.gpt2(gpt2Config(), "transformer.", 5);
         PretrainedModel p = PretrainedModels.load(c.write(dir, 1));
@@ -219,6 +251,7 @@ class HfLogitsTest {
                 "original_max_position_embeddings", 64));
         List<PretrainedModel> models = List.of(
                 PretrainedModels.load(HfCheckpoint.llama(llama, 7).write(dir.resolve("llama"), 2)),
+                PretrainedModels.load(HfCheckpoint.mixtral(mixtralConfig(), 10).write(dir.resolve("mixtral"), 1)),
                 PretrainedModels.load(HfCheckpoint.gpt2(gpt2Config(), "transformer.", 8).write(dir.resolve("gpt2"), 1)));
         for (PretrainedModel p : models) {
             CausalLM m = p.model();

@@ -1,5 +1,7 @@
 package dev.symbiont.models.hf;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,12 +13,14 @@ final class HfReference {
     private HfReference() {}
 
     /**
-     * The Llama-family sizes ({@code modeling_llama.py}, {@code modeling_mistral.py}, {@code modeling_qwen2.py}).
+     * The Llama-family sizes ({@code modeling_llama.py}, {@code modeling_mistral.py}, {@code modeling_qwen2.py},
+     * {@code modeling_mixtral.py}).
      *
      * @param invFreq RoPE's inverse frequencies, (headDim / 2)
+     * @param topK    Mixtral's num_experts_per_tok; 0 for a dense MLP
      */
     record Llama(int hidden, int heads, int kvHeads, int headDim, int ff, int layers, int vocab, double eps, double[] invFreq,
-                 boolean tied) {}
+                 boolean tied, int topK) {}
 
     /** HF's {@code inv_freq = 1 / base^(arange(0, dim, 2) / dim)}. */
     static double[] invFreq(int dim, double base) {
@@ -41,13 +45,19 @@ final class HfReference {
     }
 
     /** Logits (seq, vocab) of LlamaForCausalLM: embed, L × (x + attn(rms(x)), x + mlp(rms(x))), rms, lm_head. */
-    static double[][] llama(Map<String, float[]> w, Llama s, long[] ids) {
+    static double[][] llama(Map<String, float[]> w, Llama s, long[] ids) { return llama(w, s, ids, new ArrayList<>()); }
+
+    /**
+     * As {@link #llama(Map, Llama, long[])}, adding each Mixtral layer's router logits (seq, E) to {@code routerLogits}, in
+     * layer order (what {@code output_router_logits} returns).
+     */
+    static double[][] llama(Map<String, float[]> w, Llama s, long[] ids, List<double[][]> routerLogits) {
         int t = ids.length, qWidth = s.heads * s.headDim, kvWidth = s.kvHeads * s.headDim;
         double[][] x = new double[t][];
         for (int i = 0; i < t; i++) x[i] = row(w.get("model.embed_tokens.weight"), (int) ids[i], s.hidden);
         for (int l = 0; l < s.layers; l++) {
             String p = "model.layers." + l + ".";
-            double[][] q = new double[t][], k = new double[t][], v = new double[t][];
+            double[][] q = new double[t][], k = new double[t][], v = new double[t][], router = new double[t][];
             for (int i = 0; i < t; i++) {
                 double[] h = rmsNorm(x[i], w.get(p + "input_layernorm.weight"), s.eps);
                 q[i] = rope(linear(w, p + "self_attn.q_proj", h, qWidth), s.headDim, s.invFreq, i);
@@ -58,15 +68,65 @@ final class HfReference {
             for (int i = 0; i < t; i++) {
                 add(x[i], linear(w, p + "self_attn.o_proj", heads[i], s.hidden));
                 double[] h = rmsNorm(x[i], w.get(p + "post_attention_layernorm.weight"), s.eps);
+                if (s.topK > 0) {
+                    float[] gate = w.get(p + "block_sparse_moe.gate.weight");
+                    router[i] = matVec(gate, h, gate.length / s.hidden);
+                    add(x[i], sparseMoe(w, p + "block_sparse_moe.", h, router[i], s));
+                    continue;
+                }
                 double[] gate = linear(w, p + "mlp.gate_proj", h, s.ff), up = linear(w, p + "mlp.up_proj", h, s.ff);
                 for (int j = 0; j < s.ff; j++) gate[j] = gate[j] / (1 + Math.exp(-gate[j])) * up[j];     // silu(gate) * up
                 add(x[i], linear(w, p + "mlp.down_proj", gate, s.hidden));
             }
+            if (s.topK > 0) routerLogits.add(router);
         }
         double[][] logits = new double[t][];
         float[] head = w.get(s.tied ? "model.embed_tokens.weight" : "lm_head.weight");
         for (int i = 0; i < t; i++) logits[i] = matVec(head, rmsNorm(x[i], w.get("model.norm.weight"), s.eps), s.vocab);
         return logits;
+    }
+
+    /**
+     * MixtralSparseMoeBlock for one token h with router logits = gate · h: softmax over the E experts, the k largest (ties to
+     * the lower index), their weights divided by their sum, Σ weight · w2(silu(w1 h) ⊙ w3 h) over the chosen experts.
+     */
+    private static double[] sparseMoe(Map<String, float[]> w, String p, double[] h, double[] logits, Llama s) {
+        double[] probs = softmax(logits);
+        int[] chosen = topK(probs, s.topK);
+        double chosenMass = 0;
+        for (int e : chosen) chosenMass += probs[e];
+        double[] out = new double[s.hidden];
+        for (int e : chosen) {
+            String x = p + "experts." + e + ".";
+            double[] a = matVec(w.get(x + "w1.weight"), h, s.ff), b = matVec(w.get(x + "w3.weight"), h, s.ff);
+            for (int j = 0; j < s.ff; j++) a[j] = a[j] / (1 + Math.exp(-a[j])) * b[j];
+            double[] y = matVec(w.get(x + "w2.weight"), a, s.hidden);
+            for (int j = 0; j < s.hidden; j++) out[j] += probs[e] / chosenMass * y[j];
+        }
+        return out;
+    }
+
+    /** softmax over one row. */
+    static double[] softmax(double[] logits) {
+        double[] p = new double[logits.length];
+        double max = Double.NEGATIVE_INFINITY, sum = 0;
+        for (double l : logits) max = Math.max(max, l);
+        for (int e = 0; e < p.length; e++) sum += p[e] = Math.exp(logits[e] - max);
+        for (int e = 0; e < p.length; e++) p[e] /= sum;
+        return p;
+    }
+
+    /** The indices of the k largest values, largest first, ties to the lower index. */
+    static int[] topK(double[] v, int k) {
+        int[] chosen = new int[k];
+        boolean[] taken = new boolean[v.length];
+        for (int i = 0; i < k; i++) {
+            int best = -1;
+            for (int e = 0; e < v.length; e++) if (!taken[e] && (best < 0 || v[e] > v[best])) best = e;
+            taken[best] = true;
+            chosen[i] = best;
+        }
+        return chosen;
     }
 
     /** GPT-2's sizes ({@code modeling_gpt2.py}); {@code prefix} is "transformer." or "". */
@@ -144,7 +204,7 @@ final class HfReference {
     }
 
     /** x · rsqrt(mean(x²) + eps) · w. */
-    private static double[] rmsNorm(double[] x, float[] weight, double eps) {
+    static double[] rmsNorm(double[] x, float[] weight, double eps) {
         double ms = 0;
         for (double v : x) ms += v * v;
         double r = 1 / Math.sqrt(ms / x.length + eps);
@@ -184,7 +244,7 @@ final class HfReference {
         return y;
     }
 
-    private static double[] matVec(float[] m, double[] x, int rows) {
+    static double[] matVec(float[] m, double[] x, int rows) {
         double[] y = new double[rows];
         for (int r = 0; r < rows; r++) {
             double s = 0;
@@ -194,13 +254,13 @@ final class HfReference {
         return y;
     }
 
-    private static double[] row(float[] table, int index, int width) {
+    static double[] row(float[] table, int index, int width) {
         double[] out = new double[width];
         for (int i = 0; i < width; i++) out[i] = table[index * width + i];
         return out;
     }
 
-    private static void add(double[] x, double[] y) {
+    static void add(double[] x, double[] y) {
         for (int i = 0; i < x.length; i++) x[i] += y[i];
     }
 }

@@ -87,6 +87,20 @@ class HfRoundTripTest {
     }
 
     @Test
+    void a_sharded_bf16_mixtral_saves_back_bit_identical_experts_and_routers(@TempDir Path tmp) throws Exception {
+        HfCheckpoint c = HfCheckpoint.mixtral(HfLogitsTest.mixtralConfig(), 15).in(DType.BFLOAT16);
+        Path in = c.write(tmp.resolve("in"), 2), out = tmp.resolve("out");
+        PretrainedModel p = PretrainedModels.load(in);
+        p.save(out);
+        assertEquals(fileNames(in), fileNames(out));
+        assertEquals(headers(in), headers(out));
+        assertTrue(tensorBytes(out).containsKey("model.layers.1.block_sparse_moe.experts.3.w2.weight"));
+        assertSameTensors(tensorBytes(in), tensorBytes(out));
+        assertArrayEquals(Files.readAllBytes(in.resolve("config.json")), Files.readAllBytes(out.resolve("config.json")));
+        assertEquals(0, logits(p).sub(logits(PretrainedModels.load(out))).abs().max().item());
+    }
+
+    @Test
     void gpt2_keeps_its_prefixless_keys_and_transposed_conv1d_weights_and_drops_the_mask_buffers(@TempDir Path tmp) throws Exception {
         HfCheckpoint c = HfCheckpoint.gpt2(HfLogitsTest.gpt2Config(), "", 12);
         c.put("h.0.attn.bias", new float[16 * 16], 1, 1, 16, 16);

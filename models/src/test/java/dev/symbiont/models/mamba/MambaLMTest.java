@@ -19,6 +19,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -73,6 +74,24 @@ class MambaLMTest {
         assertArrayEquals(model.forward(x).toFloatArray(), rebuilt.forward(x).toFloatArray());
         var e = assertThrows(IllegalArgumentException.class, () -> MambaLMConfig.fromMap(Map.of("vocab_size", "3")));
         assertTrue(e.getMessage().contains("'hidden_size' is missing"), e.getMessage());
+        assertFalse(meta.containsKey("tie_word_embeddings"), "a tied model's metadata is what it was before the key existed");
+    }
+
+    @Test
+    void anUntiedHeadIsAMatrixOfItsOwnAndItsMetadataSaysSo() {
+        MambaLM untied = new MambaLM(CONFIG.withTiedEmbeddings(false), new Generator(4));
+        assertNotSame(untied.stateDict().get("backbone.embeddings.weight").storage(), untied.stateDict().get("lm_head.weight").storage());
+        assertEquals(2, untied.parameters().stream().filter(p -> p.shape()[0] == CONFIG.vocab()).count(), "embeddings and head");
+        Map<String, String> meta = untied.metadata();
+        assertEquals("false", meta.get("tie_word_embeddings"));
+        MambaLM rebuilt = new MambaLM(MambaLMConfig.fromMap(meta), new Generator(5));
+        rebuilt.loadStateDict(untied.stateDict(), true);
+        Tensor x = ids(1, 5, 2);
+        assertArrayEquals(untied.forward(x).toFloatArray(), rebuilt.forward(x).toFloatArray());
+        Map<String, String> bad = new java.util.HashMap<>(meta);
+        bad.put("tie_word_embeddings", "maybe");
+        var e = assertThrows(IllegalArgumentException.class, () -> MambaLMConfig.fromMap(bad));
+        assertTrue(e.getMessage().contains("'tie_word_embeddings' = 'maybe' is not true or false"), e.getMessage());
     }
 
     @Test

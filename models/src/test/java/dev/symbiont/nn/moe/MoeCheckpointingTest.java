@@ -111,10 +111,9 @@ class MoeCheckpointingTest {
         assertNotEquals(java.util.Arrays.toString(withAux), java.util.Arrays.toString(without));
     }
 
-    private static Step gptStep(boolean checkpointed) {
+    private static Step gptStep(boolean checkpointed, MoeLayers moe) {
         GptConfig config = GptConfig.of(11, 16, 2, 2, 12).withNorm(NormKind.RMS_NORM).withMlp(MlpKind.SWIGLU);
-        Gpt gpt = new Gpt(config, new MoeLayers(4, 2, 24, Dispatch.dropless(), true, 0, 2, LOAD_BALANCING, Z_LOSS),
-                new Generator(3), 0.1).activationCheckpointing(checkpointed);
+        Gpt gpt = new Gpt(config, moe, new Generator(3), 0.1).activationCheckpointing(checkpointed);
         gpt.train();
         Tensor ids = Tensor.fromArray(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 3, 1, 4, 1, 5, 9, 2}, 2, 8);
         Tensor targets = Tensor.fromArray(new long[] {2, 3, 4, 5, 6, 7, 8, 9, 3, 1, 4, 1, 5, 9, 2, 6}, 2, 8);
@@ -127,6 +126,17 @@ class MoeCheckpointingTest {
 
     @Test
     void aCheckpointedMoeGptTrainsOnTheSameLossesMetricsAndGradients() {
-        assertSameStep(gptStep(false), gptStep(true));
+        MoeLayers moe = new MoeLayers(4, 2, 24, Dispatch.dropless(), true, 0, 2, LOAD_BALANCING, Z_LOSS);
+        assertSameStep(gptStep(false, moe), gptStep(true, moe));
+    }
+
+    /** The balancing loss formed across layers (Mixtral's, from each layer's mean router probabilities) reaches the routers through the reruns too. */
+    @Test
+    void aCheckpointedMoeGptWithTheBalancingLossAcrossLayersTrainsOnTheSameGradients() {
+        MoeLayers moe = new MoeLayers(4, 2, 24, Dispatch.dropless(), true, 0, 1, LOAD_BALANCING, Z_LOSS)
+                .withLoadBalancing(LoadBalancing.ACROSS_LAYERS);
+        Step plain = gptStep(false, moe);
+        assertSameStep(plain, gptStep(true, moe));
+        assertNotEquals(plain.aux(), gptStep(false, moe.withLoadBalancing(LoadBalancing.PER_LAYER)).aux(), "the two forms differ");
     }
 }

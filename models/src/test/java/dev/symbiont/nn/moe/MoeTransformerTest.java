@@ -67,6 +67,14 @@ class MoeTransformerTest {
         assertTrue(MoeLayers.present(meta));
         assertEquals(m, MoeLayers.fromMap(meta));
         assertEquals(MoeLayers.of(4, 1, 8), MoeLayers.fromMap(MoeLayers.of(4, 1, 8).toMap()));
+        MoeLayers across = m.withLoadBalancing(LoadBalancing.ACROSS_LAYERS);
+        assertEquals(across, MoeLayers.fromMap(across.toMap()));
+        Map<String, String> older = new HashMap<>(across.toMap());
+        older.remove("moe_load_balancing");
+        assertEquals(LoadBalancing.PER_LAYER, MoeLayers.fromMap(older).loadBalancing(), "checkpoints from before the key balance per layer");
+        older.put("moe_load_balancing", "sideways");
+        var kind = assertThrows(IllegalArgumentException.class, () -> MoeLayers.fromMap(older));
+        assertTrue(kind.getMessage().contains("'moe_load_balancing' = 'sideways' is not per_layer or across_layers"), kind.getMessage());
         meta.put("moe_dispatch", "capacity:0");
         var e = assertThrows(IllegalArgumentException.class, () -> MoeLayers.fromMap(meta));
         assertTrue(e.getMessage().contains("moe_dispatch"), e.getMessage());
