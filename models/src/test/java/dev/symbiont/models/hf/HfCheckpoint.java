@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * listed by model.safetensors.index.json. {@link #weights} holds the values as the file stores
  * them, widened to float32, for the reference forward.
  */
-final class HfCheckpoint {
+public final class HfCheckpoint {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     final Map<String, Object> config;
@@ -39,7 +39,7 @@ final class HfCheckpoint {
     }
 
     /** A Llama, Mistral or Qwen2 checkpoint (by {@code architectures}) of the config's sizes, random weights. */
-    static HfCheckpoint llama(Map<String, Object> config, long seed) {
+    public static HfCheckpoint llama(Map<String, Object> config, long seed) {
         HfCheckpoint c = new HfCheckpoint(config, seed);
         int hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads"), kv = c.integer("num_key_value_heads");
         int dim = config.containsKey("head_dim") ? c.integer("head_dim") : hidden / heads, ff = c.integer("intermediate_size");
@@ -64,7 +64,7 @@ final class HfCheckpoint {
     }
 
     /** A GPT-2 checkpoint: Conv1D weights (in, out), keys under {@code prefix} ("transformer." or ""). */
-    static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
+    public static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
         HfCheckpoint c = new HfCheckpoint(config, seed);
         int d = c.integer("n_embd");
         c.matrix(prefix + "wte.weight", c.integer("vocab_size"), d);
@@ -129,7 +129,7 @@ final class HfCheckpoint {
     }
 
     /** Writes the directory: one weights file when {@code shards} is 1, else that many shards and an index. */
-    Path write(Path dir, int shards) throws IOException {
+    public Path write(Path dir, int shards) throws IOException {
         Files.createDirectories(dir);
         JSON.writeValue(dir.resolve("config.json").toFile(), config);
         if (!generation.isEmpty()) JSON.writeValue(dir.resolve("generation_config.json").toFile(), generation);
