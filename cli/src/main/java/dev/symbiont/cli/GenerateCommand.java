@@ -4,6 +4,8 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.io.Safetensors;
 import dev.symbiont.models.CausalLM;
 import dev.symbiont.models.gpt.Sampling;
+import dev.symbiont.peft.Lora;
+import dev.symbiont.peft.ModuleNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,7 +20,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.function.LongConsumer;
 
-/** Loads a model written by {@code train} and continues a prompt. */
+/** Loads a model written by {@code train} (or a Hugging Face directory), with a LoRA adapter when given, and continues a prompt. */
 @Command(name = "generate", description = "Sample text from a trained model.")
 final class GenerateCommand implements Runnable {
     /** At most a million tokens per call (a megabyte of text, minutes of work); they stream, so memory does not set the limit. */
@@ -34,6 +36,10 @@ final class GenerateCommand implements Runnable {
 
     @Option(names = "--model", defaultValue = "runs/char-gpt", description = "Directory written by train (default: ${DEFAULT-VALUE}).")
     Path model;
+
+    @Option(names = "--adapter", paramLabel = "<dir>", description = "A LoRA adapter in PEFT's layout (adapter_config.json and "
+            + "adapter_model.safetensors, as finetune writes it) to apply to --model.")
+    Path adapter;
 
     @Option(names = "--allow-nonfinite-weights", description = "Load a model whose weights hold NaN or infinite values instead of refusing it.")
     boolean allowNonFinite;
@@ -64,6 +70,13 @@ final class GenerateCommand implements Runnable {
         checkLanguageModel(model);
         ModelFiles.Loaded loaded = ModelFiles.load(model, allowNonFinite);
         CausalLM lm = loaded.model();
+        if (adapter != null) {
+            try {
+                Lora.load(lm, ModuleNames.of(loaded.layout()), adapter);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("--adapter " + adapter + ": " + e.getMessage(), e);
+            }
+        }
         if (prompt.isEmpty()) throw new IllegalArgumentException("--prompt is empty: give at least one character to continue");
         int[] promptIds;
         try {
