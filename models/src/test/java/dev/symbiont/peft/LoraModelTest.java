@@ -159,6 +159,24 @@ class LoraModelTest {
     }
 
     @Test
+    void a_symbiont_gpt_is_adapted_on_its_fused_qkv_under_symbiont_s_names() {
+        var gpt = new dev.symbiont.models.gpt.Gpt(dev.symbiont.models.gpt.GptConfig.of(29, 16, 2, 4, 16).withFusedQkv(true), new Generator(2));
+        float[] base = logits(gpt);
+        TargetModules targets = TargetModules.defaultFor(Lora.adaptableNames(gpt, ModuleNames.SYMBIONT));
+        assertEquals(TargetModules.of("qkv"), targets);
+        LoraModel lora = Lora.apply(gpt, ModuleNames.SYMBIONT, LoraConfig.of(2, 4, 0, targets), new Generator(3));
+        assertEquals(List.of("base_model.model.blocks.0.attn.qkv.lora_A.weight", "base_model.model.blocks.0.attn.qkv.lora_B.weight",
+                "base_model.model.blocks.1.attn.qkv.lora_A.weight", "base_model.model.blocks.1.attn.qkv.lora_B.weight"),
+                List.copyOf(lora.adapterStateDict().keySet()));
+        assertArrayEquals(base, logits(gpt));
+        TinyBases.train(lora, 9);
+        float[] adapted = logits(gpt);
+        assertTrue(maxDiff(base, adapted) > 1e-3, "the split projection adds the adapter's term");
+        lora.merge();
+        assertTrue(maxDiff(adapted, logits(gpt)) < 1e-4, "merged into the fused weight");
+    }
+
+    @Test
     void a_regular_expression_must_match_the_whole_name() throws Exception {
         PretrainedModel base = TinyBases.llama(tmp.resolve("llama"));
         LoraModel lora = Lora.apply(base, LoraConfig.of(2, 2, 0, TargetModules.parse("model\\.layers\\.1\\..*_proj")));
