@@ -1,5 +1,7 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.data.TokenWindows;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -90,6 +92,20 @@ final class Corpus {
         }
         decoder.flush(chars);
         return text.append(chars.flip()).toString();
+    }
+
+    /**
+     * Windows of {@code context} ids of one split, every {@code stride}; a split too small for one
+     * batch is an error naming the split, its size in {@code unit}s and the flags, not a NaN loss.
+     */
+    static TokenWindows windows(String split, int[] ids, int context, int batch, int stride, String corpusName, String unit) {
+        int count = ids.length < context + 1 ? 0 : (ids.length - context - 1) / Math.max(1, stride) + 1; // TokenWindows' size, checked first
+        if (count < batch) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "the %s split of %s (%d %s) holds %d windows of --context %d, fewer than one --batch of %d; "
+                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, unit, count, context, batch));
+        }
+        return new TokenWindows(ids, context, Math.max(1, stride));
     }
 
     /**

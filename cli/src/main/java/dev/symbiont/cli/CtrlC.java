@@ -26,20 +26,27 @@ final class CtrlC {
     private static final Signal INT = new Signal("INT");
 
     private final Cancellation cancellation;
+    private final String command;
     private final AtomicInteger presses = new AtomicInteger();
     private volatile SignalHandler previous;
 
-    CtrlC(Cancellation cancellation) { this.cancellation = cancellation; }
+    CtrlC(Cancellation cancellation) { this(cancellation, "train"); }
+
+    /** Ctrl-C for the run of {@code command}, which its messages name. */
+    CtrlC(Cancellation cancellation, String command) {
+        this.cancellation = cancellation;
+        this.command = command;
+    }
 
     /** One Ctrl-C: the signal handler calls it, tests call it directly. */
     void press() {
         int n = presses.incrementAndGet();
         if (n == 1) {
             long step = cancellation.request("interrupted");
-            System.err.println("train: stopping after " + (step == 0 ? "the first step" : "step " + step) + " — Ctrl-C again to stop now");
+            System.err.println(command + ": stopping after " + (step == 0 ? "the first step" : "step " + step) + " — Ctrl-C again to stop now");
         } else if (n == 2) {
             long step = cancellation.requestNow("interrupted");
-            System.err.println("train: stopping now: no validation, the checkpoint is saved after "
+            System.err.println(command + ": stopping now: no validation, the checkpoint is saved after "
                     + (step == 0 ? "the first step" : "step " + step));
             SignalHandler jvm = previous;
             if (jvm != null) Signal.handle(INT, jvm);

@@ -7,6 +7,8 @@ import dev.symbiont.models.GenerationConfig;
 import dev.symbiont.models.GenerationStats;
 import dev.symbiont.models.gpt.Sampling;
 import dev.symbiont.models.hf.HfModelDirectory;
+import dev.symbiont.peft.Lora;
+import dev.symbiont.peft.ModuleNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,7 +28,8 @@ import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
- * Loads a model written by {@code train}, or a Hugging Face directory, and continues a prompt,
+ * Loads a model written by {@code train}, or a Hugging Face directory (with a LoRA adapter when
+ * given), and continues a prompt,
  * printing the text as the tokens arrive and, on stderr, the speed. The sampling settings default
  * to the model's {@code generation_config.json} (a train run has none: temperature 0.8, top-p
  * 0.95); each flag given overrides its one setting. Generation stops at the model's
@@ -52,6 +55,10 @@ final class GenerateCommand implements Runnable {
     @Option(names = "--model", defaultValue = "runs/char-gpt",
             description = "Directory written by train, or a Hugging Face model directory (default: ${DEFAULT-VALUE}).")
     Path model;
+
+    @Option(names = "--adapter", paramLabel = "<dir>", description = "A LoRA adapter in PEFT's layout (adapter_config.json and "
+            + "adapter_model.safetensors, as finetune writes it) to apply to --model.")
+    Path adapter;
 
     @Option(names = "--allow-nonfinite-weights", description = "Load a model whose weights hold NaN or infinite values instead of refusing it.")
     boolean allowNonFinite;
@@ -98,6 +105,13 @@ final class GenerateCommand implements Runnable {
         checkLanguageModel(model);
         ModelFiles.Loaded loaded = ModelFiles.load(model, allowNonFinite);
         CausalLM lm = loaded.model();
+        if (adapter != null) {
+            try {
+                Lora.load(lm, ModuleNames.of(loaded.layout()), adapter);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("--adapter " + adapter + ": " + e.getMessage(), e);
+            }
+        }
         if (prompt.isEmpty()) throw new IllegalArgumentException("--prompt is empty: give at least one character to continue");
         int[] promptIds;
         try {

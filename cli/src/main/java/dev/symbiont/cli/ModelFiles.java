@@ -2,6 +2,7 @@ package dev.symbiont.cli;
 
 import dev.symbiont.models.CausalLM;
 import dev.symbiont.models.LoadOptions;
+import dev.symbiont.models.ModelLayout;
 import dev.symbiont.models.PretrainedModel;
 import dev.symbiont.models.PretrainedModels;
 import dev.symbiont.models.SymbiontModelDirectory;
@@ -24,7 +25,8 @@ final class ModelFiles {
 
     private ModelFiles() {}
 
-    record Loaded(CausalLM model, Tokenizer tokenizer) {}
+    /** A loaded model, its tokenizer, and the layout its files had (which names its modules for adapters and saves it back). */
+    record Loaded(CausalLM model, Tokenizer tokenizer, ModelLayout layout) {}
 
     static void save(Path dir, CausalLM model, Tokenizer tokenizer) throws IOException {
         Files.createDirectories(dir);
@@ -43,9 +45,9 @@ final class ModelFiles {
         if (!Files.exists(weights)) throw new IOException("no model at " + weights + " (train one with `" + RunDirectory.trainCommand(dir, "") + "`)");
         Tokenizer tokenizer = Tokenizers.load(dir.resolve(TOKENIZER));
         checkVocab(weights, SymbiontModelDirectory.shape(dir), tokenizer, dir);    // on the meta device: before the weights are read
-        CausalLM model = PretrainedModels.load(dir, options).model();
-        checkVocab(weights, model, tokenizer, dir);
-        return new Loaded(model, tokenizer);
+        PretrainedModel p = PretrainedModels.load(dir, options);
+        checkVocab(weights, p.model(), tokenizer, dir);
+        return new Loaded(p.model(), tokenizer, p.layout());
     }
 
     /** A Hugging Face directory, when its tokenizer.json is one Symbiont reads (checked before the weights are). */
@@ -62,7 +64,7 @@ final class ModelFiles {
             throw new IllegalArgumentException(dir.resolve(TOKENIZER) + ": the tokenizer's vocabulary (" + tokenizer.vocabSize()
                     + ") exceeds the model's (" + p.model().vocab() + ")");
         }
-        return new Loaded(p.model(), tokenizer);
+        return new Loaded(p.model(), tokenizer, p.layout());
     }
 
     private static void checkVocab(Path weights, CausalLM model, Tokenizer tokenizer, Path dir) {

@@ -72,5 +72,11 @@ final class OptionChecks {
         return this;
     }
 
+    /** A probability that leaves something: in [0, 1). */
+    OptionChecks probability(String flag, double value) {
+        if (!(value >= 0 && value < 1)) throw fail(flag + " must be in [0, 1), got " + value);
+        return this;
+    }
+
     ParameterException fail(String message) { return new ParameterException(spec.commandLine(), message); }
 }

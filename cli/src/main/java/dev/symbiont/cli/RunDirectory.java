@@ -50,7 +50,10 @@ final class RunDirectory {
      * standard output; no file is touched). A checkpoint past --steps is an error: a run cannot
      * go back to an earlier step.
      */
-    static boolean finished(Path checkpoint, Map<String, String> saved, long steps) {
+    static boolean finished(Path checkpoint, Map<String, String> saved, long steps) { return finished("train", checkpoint, saved, steps); }
+
+    /** As {@link #finished(Path, Map, long)}, said by {@code command}. */
+    static boolean finished(String command, Path checkpoint, Map<String, String> saved, long steps) {
         long step;
         try {
             step = Long.parseLong(saved.getOrDefault("step", ""));
@@ -62,7 +65,7 @@ final class RunDirectory {
                     + ": a resumed run cannot go back; give --steps above " + step + " or start over with --force");
         }
         if (step < steps) return false;
-        System.out.println("train: the run in " + checkpoint.getParent() + " is already at step " + step + " of --steps " + steps
+        System.out.println(command + ": the run in " + checkpoint.getParent() + " is already at step " + step + " of --steps " + steps
                 + "; nothing to train, no file changed (give a larger --steps to train on)");
         return true;
     }
@@ -71,9 +74,12 @@ final class RunDirectory {
      * Makes {@code dir} ready for a run: a directory that already holds one is continued only with
      * {@code resume} and replaced only with {@code force}; otherwise this throws saying which to pass.
      */
-    static void prepare(Path dir, boolean resume, boolean force) throws IOException {
+    static void prepare(Path dir, boolean resume, boolean force) throws IOException { prepare(dir, resume, force, FILES); }
+
+    /** As {@link #prepare(Path, boolean, boolean)} for a run that writes {@code files} into {@code dir}. */
+    static void prepare(Path dir, boolean resume, boolean force, List<String> files) throws IOException {
         if (resume && force) throw new IllegalArgumentException("--resume and --force exclude each other: continue the run or replace it");
-        List<String> present = FILES.stream().filter(f -> Files.exists(dir.resolve(f))).toList();
+        List<String> present = files.stream().filter(f -> Files.exists(dir.resolve(f))).toList();
         if (present.isEmpty() || resume) return;
         if (!force) {
             throw new IllegalArgumentException(dir + " already holds a run (" + String.join(", ", present)

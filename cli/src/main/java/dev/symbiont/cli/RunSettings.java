@@ -18,14 +18,32 @@ import java.util.Set;
  */
 record RunSettings(Map<String, String> values, Map<String, String> model) {
     private static final String PREFIX = "run.";
-    /** Settings a resumed run cannot change: the task, the model's shape, the data and its order. */
+    /** Settings a resumed run cannot change: the task, the model's shape (a fine-tune's adapters), the data and its order. */
     private static final Set<String> FIXED = Set.of("corpus", "batch", "context", "d_model", "layers", "heads", "seed",
             "arch", "d_state", "d_conv", "expand", "head_dim", "experts", "top_k", "shared_experts", "task", "width", "data",
-            "optimizer");
+            "optimizer", "r", "alpha", "dropout", "target");
 
-    static RunSettings fresh(TrainCommand command) { return new RunSettings(command.flags(), null); }
+    static RunSettings fresh(TrainCommand command) { return fresh(command.flags()); }
+
+    /** A new run's settings: the flags, by setting name. */
+    static RunSettings fresh(Map<String, String> flags) { return new RunSettings(flags, null); }
 
     static RunSettings resumed(Map<String, String> metadata, ParseResult parsed, TrainCommand command) {
+        Map<String, String> values = saved(metadata);
+        if (!values.containsKey("arch")) values.put("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
+        return resumed(values, metadata, parsed, command.flags());
+    }
+
+    /**
+     * A resumed run's settings: the checkpoint's, with those of {@code flags} given again on the
+     * command line in their place, where the run may change them.
+     */
+    static RunSettings resumed(Map<String, String> metadata, ParseResult parsed, Map<String, String> flags) {
+        return resumed(saved(metadata), metadata, parsed, flags);
+    }
+
+    /** The run settings in a checkpoint's metadata. */
+    private static Map<String, String> saved(Map<String, String> metadata) {
         Map<String, String> values = new LinkedHashMap<>();
         metadata.forEach((k, v) -> {
             if (k.startsWith(PREFIX)) values.put(k.substring(PREFIX.length()), v);
@@ -33,9 +51,12 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("the checkpoint in --out has no run settings (written by an older version); start over with --force");
         }
-        if (!values.containsKey("arch")) values.put("arch", Architecture.of(metadata).flag()); // runs saved before --arch existed
+        return values;
+    }
+
+    private static RunSettings resumed(Map<String, String> values, Map<String, String> metadata, ParseResult parsed, Map<String, String> flags) {
         checkSaved(values);
-        command.flags().forEach((key, given) -> {
+        flags.forEach((key, given) -> {
             String flag = ArchitectureOptions.flag(key);
             if (!parsed.hasMatchedOption(flag)) return;
             if (FIXED.contains(key) && !given.equals(values.get(key))) {
@@ -88,10 +109,10 @@ record RunSettings(Map<String, String> values, Map<String, String> model) {
 
     /** Saved settings that are whole numbers of at least 1, or at least 0, and finite non-negative numbers. */
     private static final Set<String> POSITIVE = Set.of("batch", "context", "d_model", "layers", "heads", "d_state", "d_conv",
-            "expand", "experts", "top_k", "width");
+            "expand", "experts", "top_k", "width", "r");
     private static final Set<String> NON_NEGATIVE = Set.of("steps", "eval_every", "shared_experts", "crop_padding",
             "head_dim");                                             // head_dim 0: chosen from the width
-    private static final Set<String> FINITE = Set.of("lr", "weight_decay", "minutes", "dropout", "warmup");
+    private static final Set<String> FINITE = Set.of("lr", "weight_decay", "minutes", "dropout", "warmup", "alpha");
 
     /**
      * The saved settings held to the ranges their command-line options have, so a damaged

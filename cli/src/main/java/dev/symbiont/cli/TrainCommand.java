@@ -4,7 +4,6 @@ import dev.symbiont.core.Generator;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.data.DataLoader;
-import dev.symbiont.data.TokenWindows;
 import dev.symbiont.data.tasks.SequenceBatch;
 import dev.symbiont.data.tasks.SequenceExample;
 import dev.symbiont.models.CausalLM;
@@ -160,8 +159,8 @@ final class TrainCommand implements Callable<Integer> {
         int split = (int) (ids.length * 0.9);
         int[] trainIds = Arrays.copyOfRange(ids, 0, split), valIds = Arrays.copyOfRange(ids, split, ids.length);
         String corpusName = settings.corpus() == null ? "shipped corpus" : settings.corpus().toString();
-        var trainWindows = windows("training", trainIds, settings, settings.context() / 2, corpusName);
-        var valWindows = windows("validation", valIds, settings, settings.context(), corpusName);
+        var trainWindows = Corpus.windows("training", trainIds, settings.context(), settings.batch(), settings.context() / 2, corpusName, "characters");
+        var valWindows = Corpus.windows("validation", valIds, settings.context(), settings.batch(), settings.context(), corpusName, "characters");
         System.out.printf(Locale.ROOT, "train: %s, %d characters (%d distinct): %d for training, %d for validation%n",
                 corpusName, ids.length, tokenizer.vocabSize(), trainIds.length, valIds.length);
         System.out.printf(Locale.ROOT, "train: unigram baseline %.3f nats/char on validation%n", Corpus.unigramLoss(trainIds, valIds, tokenizer.vocabSize()));
@@ -244,18 +243,6 @@ final class TrainCommand implements Callable<Integer> {
         if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
             throw new OptionChecks(spec).fail(flag + " applies only to " + task);
         }
-    }
-
-    /** Windows of one split; a split too small for one batch is an error, not a NaN loss. */
-    private static TokenWindows windows(String split, int[] ids, RunSettings s, int stride, String corpusName) {
-        int length = s.context();
-        int count = ids.length < length + 1 ? 0 : (ids.length - length - 1) / Math.max(1, stride) + 1; // TokenWindows' size, checked first
-        if (count < s.batch()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "the %s split of %s (%d characters) holds %d windows of --context %d, fewer than one --batch of %d; "
-                            + "use a larger corpus or a smaller --batch or --context", split, corpusName, ids.length, count, length, s.batch()));
-        }
-        return new TokenWindows(ids, length, Math.max(1, stride));
     }
 
     /** The flags that define the run, for {@link RunSettings}. */

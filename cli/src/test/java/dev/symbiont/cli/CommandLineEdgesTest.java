@@ -39,7 +39,7 @@ class CommandLineEdgesTest {
     void should_print_usage_on_standard_error_and_exit_2_without_a_command() {
         CliRun r = run();
         assertEquals(2, r.code());
-        assertTrue(r.err().startsWith("symbiont: missing command: give one of train, eval, generate, demo, backends"), r.err());
+        assertTrue(r.err().startsWith("symbiont: missing command: give one of train, finetune, eval, generate, demo, backends"), r.err());
         assertTrue(r.err().contains("Usage: symbiont"), r.err());
         assertFalse(r.out().contains("Usage"), r.out());
     }

@@ -24,7 +24,7 @@ class HuggingFaceModelCommandTest {
     private static final String TEXT = "abcdefgh ij";
 
     /** A one-layer LlamaForCausalLM of the char tokenizer's vocabulary, random weights, under Hugging Face's keys. */
-    private static Path llama(Path dir, int vocab) throws Exception {
+    static Path llama(Path dir, int vocab) throws Exception {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("config.json"), """
                 {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": %d, "hidden_size": 8,

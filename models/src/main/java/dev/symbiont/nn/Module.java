@@ -79,6 +79,9 @@ public abstract class Module {
         return inner;
     }
 
+    /** Removes the transparent child {@link #wrap} registered and returns it; null when there is none. */
+    protected final Module unwrap() { return children.remove(""); }
+
     private void checkName(String name) {
         if (name.isEmpty() || name.contains(".")) {
             throw new IllegalArgumentException(getClass().getSimpleName() + ": name '" + name + "' must be non-empty without dots");

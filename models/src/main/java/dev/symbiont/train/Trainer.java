@@ -91,6 +91,7 @@ public final class Trainer<B> {
     private final Cancellation cancellation;
     private final Map<String, String> checkpointMetadata;
     private final CheckpointListener onCheckpoint;
+    private final TrainingCheckpoint.ModelState checkpointState;
     private final LongSupplier nanoTime;
 
     private Trainer(Builder<B> b) {
@@ -111,6 +112,7 @@ public final class Trainer<B> {
         this.cancellation = b.cancellation;
         this.checkpointMetadata = Map.copyOf(b.checkpointMetadata);
         this.onCheckpoint = b.onCheckpoint;
+        this.checkpointState = b.checkpointState;
         this.nanoTime = b.nanoTime;
     }
 
@@ -204,7 +206,7 @@ public final class Trainer<B> {
                     Map<String, String> extra = new LinkedHashMap<>(checkpointMetadata);
                     extra.putAll(clock.trainingTime().toMetadata());
                     TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
-                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), extra);
+                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), extra, checkpointState);
                     if (onCheckpoint != null) onCheckpoint.saved(step);
                     progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
                 }
@@ -344,6 +346,7 @@ public final class Trainer<B> {
         private Cancellation cancellation;
         private final Map<String, String> checkpointMetadata = new LinkedHashMap<>();
         private CheckpointListener onCheckpoint;
+        private TrainingCheckpoint.ModelState checkpointState = TrainingCheckpoint.ModelState.FULL;
         private LongSupplier nanoTime = System::nanoTime;
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -416,6 +419,13 @@ public final class Trainer<B> {
 
         /** Runs {@code listener} after every training checkpoint is written (see {@link CheckpointListener}). */
         public Builder<B> onCheckpoint(CheckpointListener listener) { onCheckpoint = listener; return this; }
+
+        /**
+         * Which of the model's tensors checkpoints hold: {@link TrainingCheckpoint.ModelState#TRAINABLE}
+         * for a run that trains a few parameters of a frozen model it loads anew on resume (LoRA); the
+         * whole state dict by default.
+         */
+        public Builder<B> checkpointState(TrainingCheckpoint.ModelState state) { checkpointState = state; return this; }
 
         public Trainer<B> build() { return new Trainer<>(this); }
     }

@@ -8,12 +8,16 @@ import dev.symbiont.io.NonFiniteWeights;
 import dev.symbiont.io.SafetensorsFile;
 import dev.symbiont.io.SafetensorsHeader;
 import dev.symbiont.nn.Dropout;
+import dev.symbiont.nn.LoadReport;
 import dev.symbiont.nn.Module;
 import dev.symbiont.optim.Optimizer;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,7 +26,9 @@ import java.util.Map;
  * scaler's under {@code scaler.}, and in the metadata the step, the data position and every
  * dropout generator's state ("seed,offset" of its Philox stream). Written atomically: a crash mid-save leaves the previous file.
  * The model keys are exactly the state-dict keys after the prefix, so the weights can be read
- * by anything that reads safetensors.
+ * by anything that reads safetensors. A checkpoint of {@link ModelState#TRAINABLE} holds only the
+ * parameters that train (a LoRA run's adapters, not the frozen base it was started on, which the
+ * run loads again): it restores only those, and refuses one whose trainable keys differ.
  */
 public final class TrainingCheckpoint {
     /** Version 2: generator states are Philox (seed, offset). */
@@ -35,6 +41,17 @@ public final class TrainingCheckpoint {
     /** Where a run stands: optimizer steps taken and the next batch to read. */
     public record Position(long step, int epoch, int batch) {}
 
+    /** Which of the model's tensors a checkpoint holds. */
+    public enum ModelState {
+        /** The whole state dict. */
+        FULL,
+        /** Only the parameters that are not frozen (by {@link Module#namedParameters()} name). */
+        TRAINABLE
+    }
+
+    /** The metadata entry saying a checkpoint holds only the trainable parameters. */
+    static final String MODEL_STATE = "model_state", TRAINABLE = "trainable";
+
     public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position) throws IOException {
         save(file, model, optimizer, scaler, position, Map.of());
     }
@@ -45,15 +62,21 @@ public final class TrainingCheckpoint {
      */
     public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
                             Map<String, String> extra) throws IOException {
+        save(file, model, optimizer, scaler, position, extra, ModelState.FULL);
+    }
+
+    /** As {@link #save(Path, Module, Optimizer, GradScaler, Position, Map)}, holding the model's tensors {@code state} says. */
+    public static void save(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
+                            Map<String, String> extra, ModelState state) throws IOException {
         try (var write = HostTransfer.CHECKPOINT.allow()) {
-            write(file, model, optimizer, scaler, position, extra);
+            write(file, model, optimizer, scaler, position, extra, state);
         }
     }
 
     private static void write(Path file, Module model, Optimizer optimizer, GradScaler scaler, Position position,
-                              Map<String, String> extra) throws IOException {
+                              Map<String, String> extra, ModelState state) throws IOException {
         Map<String, Tensor> tensors = new LinkedHashMap<>();
-        model.stateDict().forEach((k, v) -> tensors.put("model." + k, v));
+        (state == ModelState.TRAINABLE ? trainable(model) : model.stateDict()).forEach((k, v) -> tensors.put("model." + k, v));
         optimizer.stateDict().forEach((k, v) -> tensors.put("optimizer." + k, v));
         if (scaler != null) scaler.stateDict().forEach((k, v) -> tensors.put("scaler." + k, v));
         Map<String, String> meta = new LinkedHashMap<>();
@@ -61,6 +84,7 @@ public final class TrainingCheckpoint {
         meta.put("step", Long.toString(position.step()));
         meta.put("epoch", Integer.toString(position.epoch()));
         meta.put("batch", Integer.toString(position.batch()));
+        if (state == ModelState.TRAINABLE) meta.put(MODEL_STATE, TRAINABLE);
         dropouts(model).forEach((name, d) -> {
             long[] s = d.generator().state();
             meta.put("rng." + name, s[0] + "," + s[1]);
@@ -121,8 +145,14 @@ public final class TrainingCheckpoint {
         for (String name : dropouts(model).keySet()) generators.put(name, generatorState(file, meta, name, splitMix));
         SafetensorsFile f = Safetensors.read(file);
         try {
-            NonFiniteWeights.check(file, withPrefix(f.tensors(), "model."), false);
-            model.loadStateDict(withPrefix(f.tensors(), "model."), true);
+            Map<String, Tensor> state = withPrefix(f.tensors(), "model.");
+            NonFiniteWeights.check(file, state, false);
+            if (TRAINABLE.equals(meta.get(MODEL_STATE))) {
+                checkTrainable(model, state);
+                model.loadStateDict(state, false);                 // the frozen rest is the model's own
+            } else {
+                model.loadStateDict(state, true);
+            }
             optimizer.loadStateDict(withPrefix(f.tensors(), "optimizer."));
             if (scaler != null) scaler.loadStateDict(withPrefix(f.tensors(), "scaler."));
         } catch (IllegalArgumentException e) {
@@ -130,6 +160,30 @@ public final class TrainingCheckpoint {
         }
         dropouts(model).forEach((name, d) -> d.generator().setState(generators.get(name)));
         return position;
+    }
+
+    /** The parameters that train, by name: what a {@link ModelState#TRAINABLE} checkpoint holds. */
+    private static Map<String, Tensor> trainable(Module model) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        model.namedParameters().forEach((k, p) -> { if (!p.frozen()) out.put(k, p.value().detach()); });
+        return out;
+    }
+
+    /** The checkpoint's model tensors are exactly the model's trainable parameters, each of its shape. */
+    private static void checkTrainable(Module model, Map<String, Tensor> state) {
+        Map<String, Tensor> expected = trainable(model);
+        List<String> missing = new ArrayList<>(), unexpected = new ArrayList<>();
+        List<LoadReport.Mismatch> mismatched = new ArrayList<>();
+        expected.forEach((k, t) -> {
+            Tensor given = state.get(k);
+            if (given == null) missing.add(k);
+            else if (!Arrays.equals(given.shape(), t.shape())) mismatched.add(new LoadReport.Mismatch(k, t.shape(), given.shape()));
+        });
+        state.keySet().forEach(k -> { if (!expected.containsKey(k)) unexpected.add(k); });
+        LoadReport report = new LoadReport(missing, unexpected, mismatched);
+        if (!report.isClean()) {
+            throw new IllegalArgumentException("the checkpoint holds the trainable parameters of another model: " + report);
+        }
     }
 
     /** A non-negative integer field of the metadata; an error naming the file, the field and its value. */

@@ -36,6 +36,11 @@ import dev.symbiont.optim.AdamW;
 import dev.symbiont.optim.Optimizer;
 import dev.symbiont.optim.ParamGroup;
 import dev.symbiont.optim.SGD;
+import dev.symbiont.peft.Lora;
+import dev.symbiont.peft.LoraConfig;
+import dev.symbiont.peft.LoraModel;
+import dev.symbiont.peft.ModuleNames;
+import dev.symbiont.peft.TargetModules;
 import dev.symbiont.train.Trainer;
 import dev.symbiont.train.TrainerConfig;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,6 +106,14 @@ class HostTransferTest {
                 Gpt m = new Gpt(GptConfig.of(VOCAB, 16, 2, 4, SEQ).withMlp(MlpKind.SWIGLU).withPositions(PositionKind.ROPE)
                         .withKvHeads(2).withNorm(NormKind.RMS_NORM), g);
                 return lm(m, new Adam(m.namedParameters(), Adam.options(1e-3)));
+            }
+        },
+        /** LoRA on every linear layer (fused qkv, SwiGLU's pair) of a frozen Llama-style GPT, with adapter dropout. */
+        LORA_GPT {
+            @Override Training<?, ?> build(Generator g) {
+                Gpt m = new Gpt(GptConfig.of(VOCAB, 16, 2, 4, SEQ).withMlp(MlpKind.SWIGLU).withPositions(PositionKind.ROPE), g);
+                LoraModel lora = Lora.apply(m, ModuleNames.SYMBIONT, LoraConfig.of(2, 4, 0.1, new TargetModules.AllLinear()), g);
+                return lm(m, new AdamW(lora.parameterGroups(0), AdamW.options(1e-3)));
             }
         },
         /** As {@code train --arch moe} builds it (every MLP MoE, dropless), with a shared expert and the z-loss too. */

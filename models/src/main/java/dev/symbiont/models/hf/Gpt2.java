@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  *   transformer.ln_f, lm_head                     norm_f, lm_head (absent when tied)
  * </pre>
  * Files saved from {@code GPT2Model} (the hub's {@code gpt2}) leave out the {@code transformer.}
- * prefix; both are read, and saving keeps the file's. Their causal-mask buffers
+ * prefix; both are read, and saving keeps the file's. The modules are named with it whatever the file
+ * (transformers' {@code GPT2LMHeadModel} has it), as PEFT's adapter keys are. Their causal-mask buffers
  * ({@code h.i.attn.bias}, {@code h.i.attn.masked_bias}) are not weights: read past, not written back.
  */
 final class Gpt2 implements HfArchitecture {
@@ -63,8 +64,8 @@ final class Gpt2 implements HfArchitecture {
                 .norm(NormKind.LAYER_NORM).normEps(c.real("layer_norm_epsilon", 1e-5)).mlp(MlpKind.GELU_TANH).biases(Biases.ALL)
                 .fusedQkv(true).positions(PositionKind.LEARNED).build());
         boolean prefixed = !fileKeys.contains("wte.weight");
-        KeyMap keys = prefixed ? KEYS.withHfPrefix(PREFIX, "lm_head") : KEYS;
-        return new HfModelPlan(() -> new Gpt(config, new Generator(0), Gpt.GPT2_INIT_STD), keys,
-                config.tiedEmbeddings() ? Set.of("lm_head.weight") : Set.of(), key -> MASK_BUFFER.matcher(key).matches());
+        KeyMap modules = KEYS.withHfPrefix(PREFIX, "lm_head");           // GPT2LMHeadModel's names, whatever the file's
+        return new HfModelPlan(() -> new Gpt(config, new Generator(0), Gpt.GPT2_INIT_STD), prefixed ? modules : KEYS,
+                config.tiedEmbeddings() ? Set.of("lm_head.weight") : Set.of(), key -> MASK_BUFFER.matcher(key).matches(), modules);
     }
 }

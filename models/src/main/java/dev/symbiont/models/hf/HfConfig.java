@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * A Hugging Face {@code config.json}: its fields read by their Hugging Face names, each with the
  * default the model class gives it when the file leaves it out. A field of the wrong type or out
  * of range is an IllegalArgumentException naming the file and the field; a missing or null field
- * reads as absent.
+ * reads as absent. PEFT's {@code adapter_config.json} is read the same way.
  */
 public final class HfConfig {
     /** config.json is a few kilobytes; this bounds what a hostile one costs to parse. */
@@ -38,7 +38,7 @@ public final class HfConfig {
     public boolean has(String field) { return node(field) != null; }
 
     /** The field's value, or null when absent or null. */
-    JsonNode node(String field) {
+    public JsonNode node(String field) {
         JsonNode n = root.get(field);
         return n == null || n.isNull() ? null : n;
     }
@@ -90,12 +90,12 @@ public final class HfConfig {
     }
 
     /** An error naming the file, the field and its value, for a value that is not what the field holds. */
-    IllegalArgumentException invalid(String field, JsonNode value, String expected) {
+    public IllegalArgumentException invalid(String field, JsonNode value, String expected) {
         return new IllegalArgumentException(file + ": field '" + field + "' = " + Excerpt.of(value) + " is not " + expected);
     }
 
     /** An error naming the file, the architecture, the field and its value, for a value Symbiont cannot run. */
-    IllegalArgumentException unsupported(String architecture, String field, Object value, String supported) {
+    public IllegalArgumentException unsupported(String architecture, String field, Object value, String supported) {
         return new IllegalArgumentException(file + ": " + architecture + " with " + field + " = " + Excerpt.of(value)
                 + " is not supported (supported: " + supported + ")");
     }

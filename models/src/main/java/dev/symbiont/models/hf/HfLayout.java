@@ -49,14 +49,16 @@ public final class HfLayout implements ModelLayout {
     record Shard(String file, Map<String, String> metadata, List<Stored> tensors) {}
 
     private final String architecture;
-    private final KeyMap keys;
+    private final KeyMap keys, moduleNames;
     private final byte[] config, generation;
     private final List<Shard> shards;
     private final ObjectNode index;
 
-    private HfLayout(String architecture, KeyMap keys, byte[] config, byte[] generation, List<Shard> shards, ObjectNode index) {
+    private HfLayout(String architecture, KeyMap keys, KeyMap moduleNames, byte[] config, byte[] generation, List<Shard> shards,
+                     ObjectNode index) {
         this.architecture = architecture;
         this.keys = keys;
+        this.moduleNames = moduleNames;
         this.config = config;
         this.generation = generation;
         this.shards = List.copyOf(shards);
@@ -64,7 +66,8 @@ public final class HfLayout implements ModelLayout {
     }
 
     /** The layout of {@code files}, keeping the tensors the model loaded ({@code loaded}, by checkpoint key). */
-    static HfLayout of(String architecture, KeyMap keys, WeightFiles files, Map<String, TensorInfo> loaded) throws IOException {
+    static HfLayout of(String architecture, KeyMap keys, KeyMap moduleNames, WeightFiles files, Map<String, TensorInfo> loaded)
+            throws IOException {
         List<Shard> shards = new ArrayList<>();
         Map<String, List<Stored>> byFile = new LinkedHashMap<>();
         files.shards().keySet().forEach(f -> byFile.put(f, new ArrayList<>()));
@@ -73,9 +76,13 @@ public final class HfLayout implements ModelLayout {
         });
         byFile.forEach((f, tensors) -> shards.add(new Shard(f, files.shards().get(f).metadata(), tensors)));
         Path generation = files.dir().resolve(GenerationConfigFile.NAME);
-        return new HfLayout(architecture, keys, Files.readAllBytes(files.dir().resolve(HfModelDirectory.CONFIG)),
+        return new HfLayout(architecture, keys, moduleNames, Files.readAllBytes(files.dir().resolve(HfModelDirectory.CONFIG)),
                 Files.isRegularFile(generation) ? Files.readAllBytes(generation) : null, shards, files.index());
     }
+
+    /** The model's modules as transformers names them ({@code model.layers.0.self_attn.q_proj}), as PEFT's adapters do. */
+    @Override
+    public KeyMap moduleNames() { return moduleNames; }
 
     @Override
     public String describe() { return "hugging face " + architecture + (index == null ? "" : ", " + shards.size() + " shards"); }

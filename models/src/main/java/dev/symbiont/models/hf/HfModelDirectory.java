@@ -63,6 +63,6 @@ public final class HfModelDirectory {
         }
         HfWeightLoader.load(model, files, plan, backend, options.allowNonFinite());
         model.eval();
-        return new PretrainedModel(model, generation, dir, HfLayout.of(architecture.name(), plan.keys(), files, loaded));
+        return new PretrainedModel(model, generation, dir, HfLayout.of(architecture.name(), plan.keys(), plan.moduleNames(), files, loaded));
     }
 }

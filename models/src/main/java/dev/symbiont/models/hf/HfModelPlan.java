@@ -15,9 +15,16 @@ import java.util.function.Supplier;
  *                 which, when present, must equal the embedding it is tied to
  * @param ignored  checkpoint keys that are buffers, not weights (GPT-2's causal-mask {@code attn.bias}):
  *                 read past, and not written back, as transformers does today
+ * @param moduleNames the model's modules as transformers names them ({@code named_modules()}, which PEFT's
+ *                 adapter keys follow); {@code keys} but for a file that leaves out a prefix the class has
  */
-public record HfModelPlan(Supplier<CausalLM> build, KeyMap keys, Set<String> optional, Predicate<String> ignored) {
+public record HfModelPlan(Supplier<CausalLM> build, KeyMap keys, Set<String> optional, Predicate<String> ignored, KeyMap moduleNames) {
     public HfModelPlan {
         optional = Set.copyOf(optional);
+    }
+
+    /** A plan whose checkpoint keys are the module names. */
+    public HfModelPlan(Supplier<CausalLM> build, KeyMap keys, Set<String> optional, Predicate<String> ignored) {
+        this(build, keys, optional, ignored, keys);
     }
 }

@@ -25,7 +25,7 @@ import java.util.TreeMap;
  * listed by model.safetensors.index.json. {@link #weights} holds the values as the file stores
  * them, widened to float32, for the reference forward.
  */
-final class HfCheckpoint {
+public final class HfCheckpoint {
     /** Writes float('inf') as Python's json does: Infinity, unquoted. */
     private static final ObjectMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
             .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS).build();
@@ -46,7 +46,7 @@ final class HfCheckpoint {
      * A Llama, Mistral, Qwen2 or Mixtral checkpoint (by {@code architectures}) of the config's sizes, random weights; Mixtral's
      * blocks hold {@code block_sparse_moe.gate} (E, hidden) and {@code num_local_experts} experts' w1, w2, w3 in place of the MLP.
      */
-    static HfCheckpoint llama(Map<String, Object> config, long seed) {
+    public static HfCheckpoint llama(Map<String, Object> config, long seed) {
         HfCheckpoint c = new HfCheckpoint(config, seed);
         int hidden = c.integer("hidden_size"), heads = c.integer("num_attention_heads"), kv = c.integer("num_key_value_heads");
         int dim = config.containsKey("head_dim") ? c.integer("head_dim") : hidden / heads, ff = c.integer("intermediate_size");
@@ -84,7 +84,7 @@ final class HfCheckpoint {
     static HfCheckpoint mixtral(Map<String, Object> config, long seed) { return llama(config, seed); }
 
     /** A GPT-2 checkpoint: Conv1D weights (in, out), keys under {@code prefix} ("transformer." or ""). */
-    static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
+    public static HfCheckpoint gpt2(Map<String, Object> config, String prefix, long seed) {
         HfCheckpoint c = new HfCheckpoint(config, seed);
         int d = c.integer("n_embd");
         c.matrix(prefix + "wte.weight", c.integer("vocab_size"), d);
@@ -189,7 +189,7 @@ final class HfCheckpoint {
     }
 
     /** Writes the directory: one weights file when {@code shards} is 1, else that many shards and an index. */
-    Path write(Path dir, int shards) throws IOException {
+    public Path write(Path dir, int shards) throws IOException {
         Files.createDirectories(dir);
         JSON.writeValue(dir.resolve("config.json").toFile(), config);
         if (!generation.isEmpty()) JSON.writeValue(dir.resolve("generation_config.json").toFile(), generation);

@@ -27,11 +27,11 @@ import static org.junit.jupiter.api.Assertions.*;
  * 1e-4·(1 + |logit|) (float32 against double; the reference reads the same rounded BF16/F16
  * values the file stores), and decode over the KV cache as the full forward does.
  */
-class HfLogitsTest {
+public class HfLogitsTest {
     private static final double TOLERANCE = 1e-4;
     private static final long[][] SEQUENCES = {{1, 5, 9, 3, 3, 17, 0}, {26, 2, 11, 8, 4, 4, 21}};
 
-    static Map<String, Object> llamaConfig() {
+    public static Map<String, Object> llamaConfig() {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("architectures", List.of("LlamaForCausalLM"));
         c.put("model_type", "llama");
@@ -72,7 +72,7 @@ class HfLogitsTest {
         return c;
     }
 
-    static Map<String, Object> gpt2Config() {
+    public static Map<String, Object> gpt2Config() {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("architectures", List.of("GPT2LMHeadModel"));
         c.put("model_type", "gpt2");
