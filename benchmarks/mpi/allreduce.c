@@ -1,0 +1,38 @@
+/*
+ * The peer of MpiAllReduceReport: MPI_Allreduce of float32 sums timed the same way from C, so
+ * the Java binding's overhead is a difference measured in one run. Sizes 8 B .. 64 MiB (doubling);
+ * per size: warm-up, then iterations between barriers; prints the slowest rank's mean time.
+ * Build and run: benchmarks/mpi-allreduce.sh
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int iterations(long bytes) {
+    if (bytes <= 65536) return 1000;
+    if (bytes <= 1 << 20) return 100;
+    return 10;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long max = 64L << 20;
+    float *buf = malloc(max);
+    for (long i = 0; i < max / 4; i++) buf[i] = 1.0f;
+    for (long bytes = 8; bytes <= max; bytes *= 2) {
+        int count = (int) (bytes / 4), n = iterations(bytes);
+        for (int i = 0; i < n / 10 + 1; i++) MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        for (int i = 0; i < n; i++) MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        double mine = (MPI_Wtime() - start) / n, slowest;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) printf("allreduce impl=c ranks=%d bytes=%ld us=%.3f gbps=%.3f\n", size, bytes, slowest * 1e6, bytes / slowest / 1e9);
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
