@@ -3,8 +3,8 @@
 #
 #   benchmarks/mpi-allreduce.sh          # builds, then under mpirun -np 2: the C peer, then MpiAllReduceReport
 #
-# Both time float32 SUM in place, 8 B .. 64 MiB doubling: per size a warm-up, a barrier, n calls,
-# the slowest rank's mean. Java prints two rows per size: impl=ffm (MPI_Allreduce through the
+# Both time float32 SUM in place, 8 B .. 64 MiB doubling: per size a warm-up, then 3 rounds of
+# (barrier, n calls, the slowest rank's mean); the median round. Java prints two rows per size: impl=ffm (MPI_Allreduce through the
 # downcall on an off-heap segment, the binding's own cost) and impl=tensor
 # (MpiCommunicator.allReduce(tensor).await(): staging copies and the MPI thread's hand-off).
 # Then one line per size: the latency difference to C in microseconds (sizes <= 4 KiB) and the

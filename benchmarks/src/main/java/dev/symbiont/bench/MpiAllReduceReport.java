@@ -15,8 +15,8 @@ import java.util.Locale;
 /**
  * All-reduce latency and bandwidth from Java, timed as {@code benchmarks/mpi/allreduce.c} times
  * it from C: float32 SUM in place, 8 B … 64 MiB doubling; per size a warm-up of n/10 + 1 calls,
- * a barrier, n calls, and the slowest rank's mean (n = 1000 up to 64 KiB, 100 up to 1 MiB, 10
- * above); before the first size, {@value #JIT_WARMUP} untimed calls so the JIT has compiled
+ * then {@value #ROUNDS} rounds of (barrier, n calls, the slowest rank's mean), reporting the
+ * median round (n = 1000 up to 64 KiB, 100 up to 1 MiB, 10 above); before the first size, {@value #JIT_WARMUP} untimed calls so the JIT has compiled
  * the Java side. Two rows per size:
  * <ul>
  * <li>{@code impl=ffm}: {@code MPI_Allreduce} through the {@code java.lang.foreign} downcall on an
@@ -34,6 +34,8 @@ import java.util.Locale;
 public final class MpiAllReduceReport {
     /** Calls of each path before the sweep, so the timed ones run compiled code (C2 compiles after ~10,000). */
     static final int JIT_WARMUP = 20_000;
+    /** Timed rounds per size, as allreduce.c's ROUNDS: the median round is reported. */
+    static final int ROUNDS = 3;
 
     private MpiAllReduceReport() {}
 
@@ -74,15 +76,19 @@ public final class MpiAllReduceReport {
         return 10;
     }
 
-    /** Warm-up, barrier, {@code n} timed calls; the largest of the ranks' mean seconds per call. */
+    /** Warm-up, then {@link #ROUNDS} rounds of (barrier, {@code n} timed calls, the largest of the ranks' mean seconds per call); the median round. */
     private static double slowestMean(MpiCommunicator world, MpiDirectCalls direct, int n, Runnable call) {
         for (int i = 0; i < n / 10 + 1; i++) call.run();
-        direct.barrier();
-        long start = System.nanoTime();
-        for (int i = 0; i < n; i++) call.run();
-        double[] mine = {(System.nanoTime() - start) / 1e9 / n};
-        world.allReduce(mine, Reduction.MAX);
-        return mine[0];
+        double[] rounds = new double[ROUNDS];
+        for (int r = 0; r < ROUNDS; r++) {
+            direct.barrier();
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) call.run();
+            double[] mine = {(System.nanoTime() - start) / 1e9 / n};
+            world.allReduce(mine, Reduction.MAX);
+            rounds[r] = mine[0];
+        }
+        return BestOfThree.median(rounds);
     }
 
     private static void print(Communicator world, String impl, long bytes, double seconds) {

@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * A model, not a measurement, of data-parallel scaling at 8 … 64 ranks: fits t = α + β·n to a
- * two-rank all-reduce sweep ({@link MpiAllReduceReport}'s rows, across a network), takes the
+ * two-rank all-reduce sweep ({@link MpiAllReduceReport}'s rows, across a network; sizes up to
+ * {@link #FIT_MAX_BYTES}), takes the
  * ring all-reduce of {@link RingAllReduceModel} with that α on the measured link and on 10 and
  * 100 Gb/s links, and for each of the main job's models ({@link MainJobModels}: parameters × 4
  * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport})
@@ -25,6 +26,13 @@ import java.util.Map;
 public final class ScalingModelReport {
     static final int[] RANKS = {8, 16, 32, 64};
     static final double[] LINKS_GBIT = {10, 100};
+    /**
+     * The largest size fitted. From 32 MiB up Open MPI's all-reduce takes a temporary buffer that
+     * glibc maps afresh on every call (its mmap threshold stops growing at 32 MiB), and the page
+     * faults, costly on a VM, make those sizes several times slower in C and Java alike; the
+     * models' gradients (3–10 MiB) lie below.
+     */
+    static final long FIT_MAX_BYTES = 16L << 20;
 
     private ScalingModelReport() {}
 
@@ -34,7 +42,8 @@ public final class ScalingModelReport {
         String projected = args.length > 2 ? args[2] : "tensor";
         Map<String, AlphaBetaFit> fits = new LinkedHashMap<>();
         for (String impl : List.of("c", "ffm", "tensor")) {
-            List<Map<String, String>> mine = sweep.stream().filter(r -> r.get("impl").equals(impl) && r.get("ranks").equals("2")).toList();
+            List<Map<String, String>> mine = sweep.stream().filter(r -> r.get("impl").equals(impl) && r.get("ranks").equals("2")
+                    && Long.parseLong(r.get("bytes")) <= FIT_MAX_BYTES).toList();
             if (mine.size() < 2) continue;
             double[] n = mine.stream().mapToDouble(r -> Double.parseDouble(r.get("bytes"))).toArray();
             double[] t = mine.stream().mapToDouble(r -> Double.parseDouble(r.get("us")) / 1e6).toArray();
