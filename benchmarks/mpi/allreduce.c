@@ -1,17 +1,31 @@
 /*
  * The peer of MpiAllReduceReport: MPI_Allreduce of float32 sums timed the same way from C, so
  * the Java binding's overhead is a difference measured in one run. Sizes 8 B .. 64 MiB (doubling);
- * per size: warm-up, then iterations between barriers; prints the slowest rank's mean time.
+ * per size: warm-up, then ROUNDS rounds of (barrier, n iterations, the slowest rank's mean time);
+ * prints the median round, which one stall of this process or its peer (a shared machine, a JIT
+ * or GC thread on the Java side) does not move.
  * Build and run: benchmarks/mpi-allreduce.sh
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#define ROUNDS 3
+
 static int iterations(long bytes) {
     if (bytes <= 65536) return 1000;
     if (bytes <= 1 << 20) return 100;
     return 10;
+}
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, n, sizeof *v, compare);
+    return v[n / 2];
 }
 
 int main(int argc, char **argv) {
@@ -25,11 +39,15 @@ int main(int argc, char **argv) {
     for (long bytes = 8; bytes <= max; bytes *= 2) {
         int count = (int) (bytes / 4), n = iterations(bytes);
         for (int i = 0; i < n / 10 + 1; i++) MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        for (int i = 0; i < n; i++) MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        double mine = (MPI_Wtime() - start) / n, slowest;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        double rounds[ROUNDS];
+        for (int r = 0; r < ROUNDS; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double start = MPI_Wtime();
+            for (int i = 0; i < n; i++) MPI_Allreduce(MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            double mine = (MPI_Wtime() - start) / n;
+            MPI_Reduce(&mine, &rounds[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        }
+        double slowest = median(rounds, ROUNDS);
         if (rank == 0) printf("allreduce impl=c ranks=%d bytes=%ld us=%.3f gbps=%.3f\n", size, bytes, slowest * 1e6, bytes / slowest / 1e9);
     }
     free(buf);

@@ -251,7 +251,13 @@ public final class MpiCommunicator implements Communicator {
         };
     }
 
-    private void ensureOpen(String op) {
+    /** The bound MPI functions, for {@link MpiDirectCalls}. */
+    MpiCalls calls() { return mpi; }
+
+    /** Open MPI's handles, for {@link MpiDirectCalls}. */
+    OpenMpiHandles handles() { return handles; }
+
+    void ensureOpen(String op) {
         if (closed) throw new IllegalStateException(op + ": rank " + rank + "'s communicator is closed");
     }
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Weak scaling of the main job's GPT and MoE GPT under mpirun, one compute thread per rank.
+#
+#   benchmarks/mpi-scaling.sh            # builds, then per model: 1 rank (no DDP); 2 ranks: no DDP, bucketed, one bucket
+#
+# Every rank trains on its own batch of 32 x 128 tokens (DataParallelScalingReport); the JVMs run
+# with -XX:ActiveProcessorCount=1, so the CPU backend splits its kernels over one thread and 1 rank
+# uses one core, 2 ranks the machine's two. mode=bucketed is DDP with its default caps (first bucket
+# 1 MiB, then 25 MiB) all-reduced while backward runs; mode=single puts every gradient in one bucket
+# (caps of 1 GiB) whose all-reduce starts when backward ends; mode=local on 2 ranks is the control:
+# the two ranks train side by side exchanging nothing, which is what the machine itself allows.
+# The three run in one job, their steps alternated round by round. Prints each run's rows, then
+# efficiency = t(1) / t(2), the control's t(1) / t(2, local) and the overlap gain
+# t(single) / t(bucketed) (of medians; the job's "paired" line has medians of per-round ratios).
+# The rows also go to benchmarks/target/mpi-scaling.txt, which mpi-netns.sh's scaling model reads.
+# Env: MODELS (default "gpt moe"), WARMUP (5), STEPS (15), NO_BUILD=1. Holds the shared Maven lock.
+. "$(dirname "$0")/mpi-common.sh"
+
+MODELS=${MODELS:-gpt moe}
+WARMUP=${WARMUP:-5}
+STEPS=${STEPS:-15}
+JVM_OPTS+=(-XX:ActiveProcessorCount=1)
+rows=benchmarks/target/mpi-scaling.txt
+: > "$rows"
+
+machine | tee -a "$rows"
+for model in $MODELS; do
+  mpi_java 1 dev.symbiont.bench.DataParallelScalingReport "$model" local "$WARMUP" "$STEPS" | tee -a "$rows"
+  mpi_java 2 dev.symbiont.bench.DataParallelScalingReport "$model" local,bucketed,single "$WARMUP" "$STEPS" | tee -a "$rows"
+done
+
+python3 - "$rows" <<'PY'
+import sys
+t = {}
+for line in open(sys.argv[1]):
+    if line.startswith("scaling "):
+        kv = dict(w.split("=", 1) for w in line.split()[1:])
+        t[(kv["model"], kv["ranks"], kv["mode"])] = float(kv["step_ms"])
+for model in dict.fromkeys(m for m, _, _ in t):
+    one = t.get((model, "1", "local"))
+    two = {mode: t.get((model, "2", mode)) for mode in ("local", "bucketed", "single")}
+    if one and all(two.values()):
+        print(f"efficiency model={model} bucketed={one / two['bucketed']:.3f} single={one / two['single']:.3f} "
+              f"side_by_side_control={one / two['local']:.3f} overlap_gain={two['single'] / two['bucketed']:.3f}")
+PY
