@@ -1,0 +1,41 @@
+package dev.symbiont.bench.compare;
+
+import dev.symbiont.core.backend.Backend;
+
+import java.util.Arrays;
+
+/**
+ * Wall-clock timing with warm-up and medians, the way {@code compare} measures everything (JMH
+ * forks and iterations would not fit its time budget): a few calls to warm the JIT and the
+ * caches, then the median of the timed calls, each ended by the backend's synchronize so that
+ * an asynchronous device is timed to the end of its work.
+ */
+public final class Timing {
+    private Timing() {}
+
+    /** The median seconds of {@code reps} calls of {@code work} after {@code warmups} untimed ones. */
+    public static double medianSeconds(Backend backend, int warmups, int reps, Runnable work) {
+        if (reps < 1) throw new IllegalArgumentException("Timing.medianSeconds: reps must be ≥ 1, got " + reps);
+        for (int i = 0; i < warmups; i++) {
+            work.run();
+            backend.synchronize();
+        }
+        double[] s = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            long t0 = System.nanoTime();
+            work.run();
+            backend.synchronize();
+            s[i] = (System.nanoTime() - t0) / 1e9;
+        }
+        return median(s);
+    }
+
+    /** The median of {@code values} (the mean of the middle two for an even count). */
+    public static double median(double[] values) {
+        if (values.length == 0) throw new IllegalArgumentException("Timing.median: no values");
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int m = v.length / 2;
+        return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+    }
+}
