@@ -14,6 +14,9 @@ import java.util.Set;
  * models the JIT has already seen.
  */
 public record MeasureContext(Backend backend, Sizes sizes, CompareResults results, Set<String> warmed) {
+    /** How many times {@code warmSeconds} the first work of a kind runs before it is timed: C2 compiles a model's kernels over seconds. */
+    static final int FIRST_WARM = 6;
+
     /** A context for one run: nothing warmed yet. */
     public MeasureContext(Backend backend, Sizes sizes, CompareResults results) { this(backend, sizes, results, new HashSet<>()); }
 
@@ -30,8 +33,8 @@ public record MeasureContext(Backend backend, Sizes sizes, CompareResults result
         return Point.missing(device(), suite, series, x, why);
     }
 
-    /** The median seconds of one call of {@code work}, with this run's warm-up and repetitions. */
-    public double seconds(Runnable work) { return Timing.medianSeconds(backend, sizes.warmups(), sizes.reps(), work); }
+    /** The median seconds of one call of {@code work}, with this run's warm-up, repetitions and least timed seconds. */
+    public double seconds(Runnable work) { return Timing.medianSeconds(backend, sizes.warmups(), sizes.reps(), sizes.timedSeconds(), work); }
 
     /**
      * As {@link #seconds}, for a kernel of a few milliseconds a call: the first kernel of its
@@ -47,7 +50,7 @@ public record MeasureContext(Backend backend, Sizes sizes, CompareResults result
 
     /**
      * The median seconds of one training step, after the first step of its kind ({@code kind}: a
-     * suite and family) in this run has run for four times the sizes' {@code warmSeconds}: the
+     * suite and family) in this run has run for {@link #FIRST_WARM} times the sizes' {@code warmSeconds}: the
      * JIT compiles a model's kernels over its first seconds, which would otherwise inflate the
      * smallest size of every sweep.
      */
@@ -57,7 +60,7 @@ public record MeasureContext(Backend backend, Sizes sizes, CompareResults result
     }
 
     private void warmOnce(String kind, Runnable work) {
-        if (warmed.add(kind)) warmFor(4 * sizes.warmSeconds(), work);
+        if (warmed.add(kind)) warmFor(FIRST_WARM * sizes.warmSeconds(), work);
     }
 
     private void warmFor(double seconds, Runnable work) {

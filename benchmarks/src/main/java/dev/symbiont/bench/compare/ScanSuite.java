@@ -55,7 +55,7 @@ final class ScanSuite implements Suite {
         ScanMath rows = ScanMath.of(true);
         int chunks = 2 * CpuThreads.parallelism();
         TreeScans.Cost[] cost = new TreeScans.Cost[1];
-        double s = c.seconds(() -> {
+        double s = c.kernelSeconds("scan " + kernel, () -> {
             switch (kernel) {
                 case "sequential" -> {
                     LinearRecurrence.sequential(rows, dims, a, x, h);
@@ -82,7 +82,7 @@ final class ScanSuite implements Suite {
         Tensor a = Tensor.fromArray(uniform(n, 0.5, 1, 5), BATCH, len, channels), x = Tensor.fromArray(uniform(n, -1, 1, 6), BATCH, len, channels);
         double s;
         try (var noGrad = dev.symbiont.core.autograd.GradMode.disabled()) {
-            s = c.seconds(() -> Scans.linearScan(a, x, 1));
+            s = c.kernelSeconds("scan op", () -> Scans.linearScan(a, x, 1));
         }
         return c.point(SUITE, "op", len, Map.of("ms", s * 1e3));
     }
