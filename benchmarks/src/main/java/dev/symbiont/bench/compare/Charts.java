@@ -53,8 +53,11 @@ public final class Charts {
     /** A line: its name and (x, y) points; points with x ≤ 0 or y ≤ 0 are left off a log axis. */
     public record Line(String name, double[] xs, double[] ys) {}
 
-    /** A mark on the roofline: a kernel at its arithmetic intensity (FLOP/byte) and attained GFLOP/s. */
-    public record Kernel(String name, double intensity, double gflops) {}
+    /**
+     * A mark on the roofline: a kernel at its arithmetic intensity (FLOP/byte) and attained
+     * GFLOP/s; kernels of one group (the GEMMs, a family's ops) share a colour and a legend entry.
+     */
+    public record Kernel(String group, String name, double intensity, double gflops) {}
 
     /** Lines of y against x on log–log axes; null when no line has a plottable point. */
     public static JFreeChart lines(String title, String xLabel, String yLabel, List<Line> lines) {
@@ -108,12 +111,12 @@ public final class Charts {
             data.addSeries(s);
         }
         int roofCount = data.getSeriesCount();
+        Map<String, XYSeries> groups = new LinkedHashMap<>();
         for (Kernel k : kernels) {
             if (!(k.intensity() > 0 && k.gflops() > 0)) continue;
-            XYSeries s = new XYSeries(k.name(), false, true);
-            s.add(k.intensity(), k.gflops());
-            data.addSeries(s);
+            groups.computeIfAbsent(k.group(), g -> new XYSeries(g, false, true)).add(k.intensity(), k.gflops());
         }
+        groups.values().forEach(data::addSeries);
         JFreeChart chart = ChartFactory.createXYLineChart(title, "arithmetic intensity (FLOP/byte)", "GFLOP/s", data, PlotOrientation.VERTICAL,
                 true, false, false);
         XYPlot plot = chart.getXYPlot();

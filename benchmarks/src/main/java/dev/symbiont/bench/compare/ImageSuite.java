@@ -35,7 +35,7 @@ final class ImageSuite implements Suite {
 
     private static Point step(MeasureContext c, ImageFamily f, int batch, int side) {
         TrainingStep step = TrainingStep.of(f.create(side, new Generator(1)), batch, side, new Generator(2));
-        double s = c.stepSeconds(SIDE + " " + f.id(), step);
+        double s = c.stepSeconds(f.id(), step);
         long peak = c.peakBytes(step);
         return c.point(SIDE, f.id(), side, Map.of("ms", s * 1e3, "peak_mib", MeasureContext.mib(peak), "images_per_s", batch / s,
                 "params", (double) step.model().parameterCount()));

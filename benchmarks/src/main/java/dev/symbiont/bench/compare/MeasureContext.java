@@ -3,6 +3,7 @@ package dev.symbiont.bench.compare;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.memory.MemoryMeasure;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +15,8 @@ import java.util.Set;
  * models the JIT has already seen.
  */
 public record MeasureContext(Backend backend, Sizes sizes, CompareResults results, Set<String> warmed) {
-    /** How many times {@code warmSeconds} the first work of a kind runs before it is timed: C2 compiles a model's kernels over seconds. */
-    static final int FIRST_WARM = 6;
+    /** The most the first work of a kind warms, in multiples of {@code warmSeconds}. */
+    static final int FIRST_WARM = 12;
 
     /** A context for one run: nothing warmed yet. */
     public MeasureContext(Backend backend, Sizes sizes, CompareResults results) { this(backend, sizes, results, new HashSet<>()); }
@@ -50,17 +51,42 @@ public record MeasureContext(Backend backend, Sizes sizes, CompareResults result
 
     /**
      * The median seconds of one training step, after the first step of its kind ({@code kind}: a
-     * suite and family) in this run has run for {@link #FIRST_WARM} times the sizes' {@code warmSeconds}: the
-     * JIT compiles a model's kernels over its first seconds, which would otherwise inflate the
-     * smallest size of every sweep.
+     * family, shared by the suites that step it) in this run has warmed until its time settled:
+     * the JIT compiles a model's kernels over its first seconds, which would otherwise inflate
+     * the smallest size of every sweep.
      */
     public double stepSeconds(String kind, Runnable step) {
         warmOnce(kind, step);
         return seconds(step);
     }
 
+    /**
+     * The first work of a kind runs until its time per call stops falling — the median of its
+     * last five calls within 10% of the five before — after at least {@code warmSeconds} and at
+     * most {@link #FIRST_WARM} times that: on a loaded machine C2 can take many seconds to compile
+     * a model's kernels, and a fixed warm-up either wastes time or measures the interpreter.
+     */
     private void warmOnce(String kind, Runnable work) {
-        if (warmed.add(kind)) warmFor(FIRST_WARM * sizes.warmSeconds(), work);
+        if (!warmed.add(kind)) return;
+        long start = System.nanoTime(), least = (long) (sizes.warmSeconds() * 1e9), most = (long) (FIRST_WARM * sizes.warmSeconds() * 1e9);
+        List<Double> times = new ArrayList<>();
+        while (true) {
+            long t0 = System.nanoTime();
+            work.run();
+            backend.synchronize();
+            long now = System.nanoTime();
+            times.add((now - t0) / 1e9);
+            if (now - start >= most || (now - start >= least && settled(times))) return;
+        }
+    }
+
+    /** Whether the median of the last five times is within 10% of the median of the five before them. */
+    static boolean settled(List<Double> times) {
+        int n = times.size();
+        if (n < 10) return false;
+        double last = Timing.median(times.subList(n - 5, n).stream().mapToDouble(Double::doubleValue).toArray());
+        double before = Timing.median(times.subList(n - 10, n - 5).stream().mapToDouble(Double::doubleValue).toArray());
+        return last >= 0.9 * before;
     }
 
     private void warmFor(double seconds, Runnable work) {

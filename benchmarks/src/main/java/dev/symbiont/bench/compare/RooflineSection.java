@@ -32,9 +32,12 @@ final class RooflineSection {
             peaks.add(List.of(backend, Fmt.sig(peak, 3) + " (GEMM " + Fmt.num(best.x()) + "³)", Fmt.sig(bandwidth, 3),
                     Fmt.sig(roofs.getOrDefault("gather", Double.NaN), 3), Fmt.sig(peak / bandwidth, 3)));
             List<Charts.Kernel> marks = new ArrayList<>();
-            for (Point p : gemms) marks.add(new Charts.Kernel("GEMM " + Fmt.num(p.x()) + "³", p.value("intensity"), p.value("gflops")));
-            for (Point p : r.of(backend, RooflineSuite.STREAM)) marks.add(new Charts.Kernel(p.series(), p.value("intensity"), p.value("gflops")));
-            for (Point p : r.of(backend, ProfileSuite.OPS)) marks.add(new Charts.Kernel(p.series(), p.value("intensity"), p.value("gflops")));
+            for (Point p : gemms) marks.add(new Charts.Kernel("GEMM", "GEMM " + Fmt.num(p.x()) + "³", p.value("intensity"), p.value("gflops")));
+            for (Point p : r.of(backend, RooflineSuite.STREAM)) marks.add(new Charts.Kernel("streams", p.series(), p.value("intensity"), p.value("gflops")));
+            for (Point p : r.of(backend, ProfileSuite.OPS)) {
+                String family = p.series().substring(0, p.series().indexOf('/'));
+                marks.add(new Charts.Kernel(Titles.of(family) + " ops", p.series(), p.value("intensity"), p.value("gflops")));
+            }
             for (Charts.Kernel k : marks) {
                 if (!(k.intensity() > 0)) continue;
                 double roof = Math.min(peak, bandwidth * k.intensity());

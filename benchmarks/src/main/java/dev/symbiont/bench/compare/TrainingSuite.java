@@ -46,7 +46,7 @@ final class TrainingSuite implements Suite {
     /** One step's time, and its peak memory when {@code memory} (exact counting costs a collection per new high: seconds a point). */
     private static Point step(MeasureContext c, String suite, LmFamily f, int batch, int seq, double x, boolean memory) {
         TrainingStep step = TrainingStep.of(f.create(seq, new Generator(1)), batch, seq, new Generator(2));
-        double s = c.stepSeconds(suite + " " + f.id(), step);
+        double s = c.stepSeconds(f.id(), step);
         Map<String, Double> values = new java.util.HashMap<>(Map.of("ms", s * 1e3, "tokens_per_s", batch * seq / s,
                 "params", (double) step.model().parameterCount()));
         if (memory) values.put("peak_mib", MeasureContext.mib(c.peakBytes(step)));

@@ -40,7 +40,7 @@ class ChartsTest {
         shares.put("matmul", new double[] {0.6, 0.2});
         shares.put("scan", new double[] {0.1, 0.7});
         JFreeChart stacked = Charts.stackedShares("t", List.of("GPT", "Mamba-1"), shares);
-        JFreeChart roofline = Charts.roofline("t", 100, Map.of("add", 10.0), List.of(new Charts.Kernel("GEMM", 85, 60), new Charts.Kernel("add", 1 / 12.0, 0.8)));
+        JFreeChart roofline = Charts.roofline("t", 100, Map.of("add", 10.0), List.of(new Charts.Kernel("GEMM", "GEMM 512³", 85, 60), new Charts.Kernel("streams", "add", 1 / 12.0, 0.8)));
         for (JFreeChart chart : List.of(lines, stacked, roofline)) {
             BufferedImage image = decode(Charts.png(chart, 640, 360));
             assertEquals(640, image.getWidth());
