@@ -1,5 +1,6 @@
 package dev.symbiont.bench;
 
+import dev.symbiont.bench.compare.StateBytes;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
@@ -9,10 +10,7 @@ import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.models.gpt.PositionKind;
 import dev.symbiont.models.mamba.MambaLM;
 import dev.symbiont.models.mamba.MambaLMConfig;
-import dev.symbiont.nn.attention.KvCache;
 import dev.symbiont.nn.block.DecodingState;
-import dev.symbiont.nn.block.MixerState;
-import dev.symbiont.nn.mamba.MambaMixer;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -60,7 +58,7 @@ public final class GenerationReport {
         Generator g = new Generator(context);
         DecodingState state = model.newState(context + TOKENS);
         model.forward(Tensor.fromArray(randomIds(g, context), 1, context), state);
-        long bytes = stateBytes(state);
+        long bytes = StateBytes.of(state);
         double[] ms = new double[TOKENS];
         for (int t = 0; t < TOKENS; t++) {
             Tensor next = Tensor.fromArray(randomIds(g, 1), 1, 1);
@@ -77,20 +75,4 @@ public final class GenerationReport {
         for (int i = 0; i < n; i++) ids[i] = g.nextInt(VOCAB);
         return ids;
     }
-
-    /** The bytes of every tensor a decoding state holds: KV caches, or Mamba's conv windows and SSM states. */
-    static long stateBytes(DecodingState state) {
-        long bytes = 0;
-        for (int i = 0; i < state.layers(); i++) {
-            MixerState layer = state.layer(i);
-            bytes += switch (layer) {
-                case KvCache kv -> bytes(kv.keys()) + bytes(kv.values());
-                case MambaMixer.State s -> bytes(s.conv()) + bytes(s.ssm());
-                default -> throw new IllegalArgumentException("GenerationReport: no byte count for a " + layer.getClass().getSimpleName());
-            };
-        }
-        return bytes;
-    }
-
-    private static long bytes(Tensor t) { return t == null ? 0 : t.numel() * t.dtype().byteSize(); }
 }

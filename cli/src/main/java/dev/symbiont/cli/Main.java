@@ -18,7 +18,8 @@ import java.util.logging.Logger;
  */
 @Command(name = "symbiont", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT, version = "symbiont 0.1.0",
         description = "Symbiont: pure-Java deep learning.",
-        subcommands = {TrainCommand.class, FinetuneCommand.class, EvalCommand.class, GenerateCommand.class, DemoCommand.class, BackendsCommand.class})
+        subcommands = {TrainCommand.class, FinetuneCommand.class, EvalCommand.class, GenerateCommand.class, DemoCommand.class, BackendsCommand.class,
+                CompareCommand.class})
 public final class Main implements Callable<Integer> {
     /** The exit code of bad input, picocli's {@link CommandLine.ExitCode#USAGE}. */
     static final int BAD_INPUT = CommandLine.ExitCode.USAGE;

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HelpAndVersionTest {
     @ParameterizedTest
-    @ValueSource(strings = {"train", "finetune", "eval", "generate", "demo", "backends"})
+    @ValueSource(strings = {"train", "finetune", "eval", "generate", "demo", "backends", "compare"})
     void should_print_usage_and_exit_0_for_help_on_every_command(String command) {
         for (String flag : new String[] {"--help", "-h"}) {
             CliRun r = run(command, flag);
@@ -32,7 +32,7 @@ class HelpAndVersionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"train", "finetune", "eval", "generate", "demo", "backends"})
+    @ValueSource(strings = {"train", "finetune", "eval", "generate", "demo", "backends", "compare"})
     void should_print_the_version_and_exit_0_on_every_command(String command) {
         CliRun r = run(command, "--version");
         assertEquals(0, r.code(), r.err());

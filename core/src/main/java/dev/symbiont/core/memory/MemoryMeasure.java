@@ -1,5 +1,6 @@
 package dev.symbiont.core.memory;
 
+import dev.symbiont.core.Scope;
 import dev.symbiont.core.backend.Backend;
 import java.lang.ref.Reference;
 import java.util.function.Supplier;
@@ -19,8 +20,15 @@ public final class MemoryMeasure {
      * The highest live set {@code step} reached, in bytes above what was live when it started,
      * counted in {@link MemoryTracker#exactPeaks()} mode (a full GC before every allocation).
      */
-    public static long peakAbove(Backend backend, Runnable step) {
-        try (var exact = MemoryTracker.exactPeaks()) {
+    public static long peakAbove(Backend backend, Runnable step) { return peakAbove(backend, true, step); }
+
+    /**
+     * As {@link #peakAbove(Backend, Runnable)} when {@code exact}; otherwise counted in the
+     * tracker's normal mode, garbage not yet collected included: an upper bound, without the
+     * collections exact counting costs.
+     */
+    public static long peakAbove(Backend backend, boolean exact, Runnable step) {
+        try (var mode = exact ? MemoryTracker.exactPeaks() : (Scope) () -> { }) {
             backend.synchronize();
             backend.resetPeakMemory();
             long base = backend.memory().allocatedBytes();

@@ -4,6 +4,7 @@ import dev.symbiont.core.backend.MemoryStats;
 import dev.symbiont.core.Scope;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.Set;
@@ -18,10 +19,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * by default the numbers include garbage the collector has not yet reclaimed: an upper bound
  * on what a reference-counted runtime would hold.
  *
- * <p>For measurements, {@link #exactPeaks()} opens a scope in which every counted allocation
- * first runs a full collection and drops the buffers it found unreachable; the peak is then
- * exactly the largest live set at any allocation — what PyTorch's allocator would report. That
- * costs a garbage collection per allocation, so it is for tests and benchmarks only.
+ * <p>For measurements, {@link #exactPeaks()} opens a scope in which a counted allocation that
+ * would raise the peak first runs a full collection and drops the buffers it found unreachable;
+ * the peak is then exactly the largest live set at any allocation — what PyTorch's allocator
+ * would report. An allocation that stays under the peak even with garbage counted cannot raise
+ * it and needs no collection. Still a collection per new high, so it is for tests and
+ * benchmarks only.
  *
  * <p>Buffers below a size floor (4 KiB by default) are not counted at all: tracking one costs
  * a weak reference and work in every garbage collection, which for a scalar or a 64-element
@@ -88,11 +91,18 @@ public final class MemoryTracker {
      */
     public Cleaner.Cleanable track(Object owner, long bytes) {
         if (bytes < minTrackedBytes) return UNTRACKED;
-        if (EXACT_SCOPES.get() > 0) collectGarbage();
         Allocation allocation = new Allocation(owner, bytes);
         LIVE.add(allocation);
         long now = allocated.addAndGet(bytes);
+        // Exact mode: the count holds garbage, so it is an upper bound of the live set. Only when that
+        // bound would raise the peak is a collection needed to learn the true live set; below the peak
+        // it cannot change the peak, and skipping the collection keeps exact measurements affordable.
+        if (EXACT_SCOPES.get() > 0 && now > peak.get()) {
+            collectGarbage();
+            now = allocated.get();
+        }
         peak.accumulateAndGet(now, Math::max);
+        Reference.reachabilityFence(owner);                                    // counted live through the collection above
         return allocation;
     }
 
@@ -102,8 +112,8 @@ public final class MemoryTracker {
     public void resetPeak() { peak.set(allocated.get()); }
 
     /**
-     * Until the scope closes, counts only reachable buffers: each counted allocation (on any
-     * backend) runs a full garbage collection first. Slow; for memory tests and benchmarks.
+     * Until the scope closes, counts only reachable buffers: a counted allocation (on any backend)
+     * that would raise its tracker's peak runs a full garbage collection first. Slow; for memory tests and benchmarks.
      */
     public static Scope exactPeaks() {
         EXACT_SCOPES.incrementAndGet();
