@@ -3,6 +3,8 @@ package dev.symbiont.train;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.HostTransfer;
+import dev.symbiont.core.distributed.Communicator;
+import dev.symbiont.core.distributed.Reduction;
 import dev.symbiont.nn.ForwardMetrics;
 
 import java.util.ArrayList;
@@ -46,6 +48,19 @@ final class LogWindow {
         if (stepLoss == null) throw new IllegalStateException("LogWindow.checkStep: no micro-batch in this step");
         stepBad = nonFinite.record(steps + 1, stepAux == null ? stepLoss : stepLoss.add(stepAux), watchedNorm);
         return stepBad;
+    }
+
+    /**
+     * Replaces the step's losses with their mean over the ranks of {@code comm}, on the backend:
+     * in data-parallel training every rank then checks, skips and logs the same values (a NaN on
+     * one rank is a NaN on all). Every rank calls it once per step, after its last micro-batch.
+     */
+    void averageStepOver(Communicator comm) {
+        if (stepLoss == null) throw new IllegalStateException("LogWindow.averageStepOver: no micro-batch in this step");
+        Tensor packed = stepAux == null ? stepLoss.reshape(1).clone() : Tensor.cat(List.of(stepLoss.reshape(1), stepAux.reshape(1)), 0);
+        comm.allReduce(packed, Reduction.AVG).await();
+        stepLoss = packed.select(0, 0);
+        if (stepAux != null) stepAux = packed.select(0, 1);
     }
 
     /** Closes a step whose clipping gave {@code norm} (0-dim, or null when not clipping). */

@@ -3,12 +3,11 @@ package dev.symbiont.train;
 import dev.symbiont.amp.GradScaler;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.amp.Autocast;
-import dev.symbiont.core.autograd.GradMode;
-import dev.symbiont.core.backend.HostTransfer;
 import dev.symbiont.data.Batches;
 import dev.symbiont.data.DataLoader;
 import dev.symbiont.nn.ForwardMetrics;
 import dev.symbiont.nn.Module;
+import dev.symbiont.nn.parallel.DistributedDataParallel;
 import dev.symbiont.optim.GradClip;
 import dev.symbiont.optim.LrSchedule;
 import dev.symbiont.optim.Optimizer;
@@ -93,6 +92,7 @@ public final class Trainer<B> {
     private final CheckpointListener onCheckpoint;
     private final TrainingCheckpoint.ModelState checkpointState;
     private final LongSupplier nanoTime;
+    private final DistributedRun run;
 
     private Trainer(Builder<B> b) {
         this.model = b.model;
@@ -114,6 +114,8 @@ public final class Trainer<B> {
         this.onCheckpoint = b.onCheckpoint;
         this.checkpointState = b.checkpointState;
         this.nanoTime = b.nanoTime;
+        this.run = DistributedRun.of(b.ddp);
+        run.check(model, train, eval);
     }
 
     public static <B> Builder<B> builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
@@ -145,29 +147,34 @@ public final class Trainer<B> {
         boolean cancelled = false;
         // A fresh run starts a fresh metrics file; a resumed one drops the rows logged after its checkpoint.
         // A resumed CSV whose columns differ (written before the model's metrics were logged) is widened, with a note.
-        try (Progress progress = Progress.create(config.progress(), config.out(), step, config.maxSteps());
-             MetricsWriter metrics = config.metrics() == null ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
+        // Rank 0 alone shows progress and writes files.
+        try (Progress progress = Progress.create(run.leader() ? config.progress() : TrainerConfig.ProgressMode.NONE, config.out(), step, config.maxSteps());
+             MetricsWriter metrics = config.metrics() == null || !run.leader() ? null : MetricsWriter.continuing(config.metrics(), step, progress::message)) {
             if (resumed) progress.message("resuming from step " + step + " of " + config.maxSteps() + " (" + config.checkpoint() + ")");
             if (cancellation != null) cancellation.finished(step); // a request before the first step stops after it
             while (step < config.maxSteps()) {
                 for (int micro = 0; micro < config.accumulation(); micro++) {
                     if (!batches.hasNext()) batches = nextEpoch(batches);
                     B batch = batches.next();
-                    backward(batch, window);
+                    try (var local = run.microBatch(micro, config.accumulation())) {
+                        backward(batch, window);
+                    }
                     if (tokensPerBatch != null) windowTokens += tokensPerBatch.applyAsLong(batch);
                 }
-                double lr = schedule.applyTo(optimizer, clock.scheduleStep(step));
+                run.finishGradients(window);
+                double lr = schedule.applyTo(optimizer, run.scheduleStep(clock.scheduleStep(step), config.timeLimit() != null));
                 window.endStep(update(window));
                 step++;
-                cancelled = cancellation != null && cancellation.finished(step);
-                boolean last = step == config.maxSteps() || cancelled || clock.timeUp();
-                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last) && !stopNow();
+                DistributedRun.Stop stop = run.agree(cancellation != null && cancellation.finished(step), clock.timeUp(), stopNow());
+                cancelled = stop.cancelled();
+                boolean last = step == config.maxSteps() || cancelled || stop.timeUp();
+                boolean evaluate = eval != null && config.evalEvery() > 0 && (step % config.evalEvery() == 0 || last) && !stop.now();
                 boolean save = config.checkpoint() != null && (last || (config.checkpointEvery() > 0 && step % config.checkpointEvery() == 0));
                 if (step % config.logEvery() == 0 || last || evaluate || save) {
                     // Read before anything is evaluated or saved: a non-finite step stops the run here.
                     LogWindow.Values logged = window.read();
                     guard.judge(logged.nonFinite(), step - window.steps() + 1, progress::message);
-                    double[] evaluation = evaluate ? evaluation(true) : null;
+                    double[] evaluation = evaluate ? evaluation().run(this::stopNow) : null;
                     if (evaluate && evaluation == null) { // a stop-now request ended it: save at once
                         evaluate = false;
                         cancelled = last = true;
@@ -184,38 +191,52 @@ public final class Trainer<B> {
                     double seconds = (now - windowStart) / 1e9;
                     lastWindow = logged.loss();
                     Double auxWindow = auxiliaryLoss == null ? null : logged.aux();
-                    double tokensPerSecond = windowTokens / seconds;
-                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, logged.metrics().headline(), lr,
+                    DistributedRun.Window ranks = run.window(windowTokens, logged.metrics());
+                    double tokensPerSecond = ranks.tokens() / seconds;
+                    progress.update(new Progress.Snapshot(step, config.maxSteps(), lastWindow, auxWindow, ranks.metrics().headline(), lr,
                             tokensPerSecond, clock.elapsedNanos(), throughputUnit, clock.remainingNanos()));
                     if (last && step < config.maxSteps()) {
                         progress.message("stopping at step " + step + ": "
-                                + (cancelled ? cancellation.reason() : "time limit " + config.timeLimit() + " reached"));
+                                + (cancelled ? stopReason() : "time limit " + config.timeLimit() + " reached"));
                     }
                     if (metrics != null) {
                         Map<String, Object> row = record(step, batches.epoch(), lastWindow, auxWindow, lr, logged.gradNorm(), tokensPerSecond,
                                 evaluate ? lastEval : null, clock.elapsedNanos());
                         if (evalScore != null) row.put("eval_" + evalMetricName, evaluate ? lastMetric : null);
-                        row.putAll(logged.metrics().values());
+                        row.putAll(ranks.metrics().values());
                         metrics.write(row);
                     }
                     windowTokens = 0;
                     windowStart = now;
                     window.reset();
                 }
-                if (save) {
-                    Map<String, String> extra = new LinkedHashMap<>(checkpointMetadata);
-                    extra.putAll(clock.trainingTime().toMetadata());
-                    TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler,
-                            new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex()), extra, checkpointState);
-                    if (onCheckpoint != null) onCheckpoint.saved(step);
-                    progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
-                }
+                if (save) save(step, batches, clock, progress);
                 if (last) break;
             }
         } finally {
             batches.close();
         }
+        run.broadcastBuffers(); // every rank ends with the model rank 0 saved
         return new Result(step, lastWindow, lastEval, clock.elapsedNanos(), start.step(), cancelled, lastMetric);
+    }
+
+    /** Writes the training checkpoint and what the listener adds beside it, on rank 0; the other ranks learn whether it worked. */
+    private void save(long step, Batches<B> batches, ScheduleClock clock, Progress progress) throws IOException {
+        run.broadcastBuffers();
+        Map<String, String> extra = new LinkedHashMap<>(checkpointMetadata);
+        extra.putAll(clock.trainingTime().toMetadata());
+        var position = new TrainingCheckpoint.Position(step, batches.epoch(), batches.nextBatchIndex());
+        run.onLeader("the checkpoint of step " + step, () -> {
+            TrainingCheckpoint.save(config.checkpoint(), model, optimizer, scaler, position, extra, checkpointState);
+            if (onCheckpoint != null) onCheckpoint.saved(step);
+        });
+        progress.message("step " + step + ": checkpoint saved to " + config.checkpoint());
+    }
+
+    /** Why the run was cancelled; in data-parallel training the request may have come from another rank. */
+    private String stopReason() {
+        String reason = cancellation == null ? null : cancellation.reason();
+        return reason != null ? reason : "a stop was requested on another rank";
     }
 
     private Batches<B> nextEpoch(Batches<B> finished) {
@@ -270,46 +291,19 @@ public final class Trainer<B> {
         return norm; // read when the window is logged
     }
 
-    /** Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without gradients. */
-    public double evaluate() { return evaluation(false)[0]; }
+    /**
+     * Mean loss over the first {@code evalBatches} batches of the eval loader, in eval mode without
+     * gradients. In data-parallel training every rank must call it: the batches are dealt to the ranks.
+     */
+    public double evaluate() {
+        if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
+        return evaluation().run(() -> false)[0];
+    }
 
     /** Whether a {@link Cancellation#requestNow} asks to skip evaluation and save at once. */
     private boolean stopNow() { return cancellation != null && cancellation.now(); }
 
-    /**
-     * {loss, metric} over the first {@code evalBatches} batches of the eval loader, in eval mode
-     * without gradients: with an {@link EvalScore} both are per example, otherwise the loss is the
-     * mean over batches and the metric NaN. When {@code interruptible}, a stop-now request ends it
-     * after the current batch, and it returns null.
-     */
-    private double[] evaluation(boolean interruptible) {
-        if (eval == null) throw new IllegalStateException("Trainer.evaluate: no eval loader was given");
-        model.eval();
-        double loss = 0, metric = 0;
-        long weight = 0;
-        int count = 0;
-        // Evaluation reads each batch's loss and score to the host: a deliberate transfer.
-        try (var noGrad = GradMode.disabled(); var read = HostTransfer.EVALUATION.allow(); Batches<B> batches = eval.epoch(0)) {
-            while (count < config.evalBatches() && batches.hasNext()) {
-                if (interruptible && stopNow()) return null;
-                B batch = batches.next();
-                if (evalScore == null) {
-                    loss += evalLoss.loss(batch).item();
-                    weight++;
-                } else {
-                    EvalScore.Score s = evalScore.score(batch);
-                    loss += s.loss() * s.examples();
-                    metric += s.metric();
-                    weight += s.examples();
-                }
-                count++;
-            }
-        } finally {
-            model.train();
-        }
-        if (count == 0) throw new IllegalStateException("Trainer.evaluate: the eval loader yields no batch (dataset smaller than a batch with drop-last?)");
-        return new double[] {loss / weight, evalScore == null ? Double.NaN : metric / weight};
-    }
+    private Evaluation<B> evaluation() { return new Evaluation<>(model, eval, evalLoss, evalScore, config.evalBatches(), run); }
 
     /** One metrics row; {@code aux_loss} appears only when the trainer adds an auxiliary loss, so other runs keep their columns. */
     private static Map<String, Object> record(long step, int epoch, double loss, Double auxLoss, double lr, double gradNorm,
@@ -348,6 +342,7 @@ public final class Trainer<B> {
         private CheckpointListener onCheckpoint;
         private TrainingCheckpoint.ModelState checkpointState = TrainingCheckpoint.ModelState.FULL;
         private LongSupplier nanoTime = System::nanoTime;
+        private DistributedDataParallel ddp;
 
         private Builder(Module model, Optimizer optimizer, DataLoader<?, B> train, LossFunction<B> loss) {
             this.model = model;
@@ -426,6 +421,22 @@ public final class Trainer<B> {
          * whole state dict by default.
          */
         public Builder<B> checkpointState(TrainingCheckpoint.ModelState state) { checkpointState = state; return this; }
+
+        /**
+         * Data-parallel training over {@code ddp}'s communicator (PyTorch's DDP in the training loop):
+         * every rank builds its trainer alike (the model {@code ddp} wraps, the training loader built
+         * with {@code shard(rank, size)} and the same seed, the eval loader unsharded, the same config)
+         * and calls {@link #fit} together. Micro-batches but the last run inside
+         * {@link DistributedDataParallel#noSync()}, and the step's gradients and losses are averaged
+         * over the ranks before the update, so every rank clips, checks and steps alike and the
+         * replicas stay bit-identical. The ranks agree each step on stopping (a cancellation or time
+         * limit on any rank stops all after the same step); a non-finite loss on one rank stops all
+         * with the same message. Evaluation is dealt to the ranks by batch and summed. Rank 0 alone
+         * shows progress and writes the metrics, the checkpoint and {@link #onCheckpoint}'s files;
+         * every rank resumes from the same checkpoint file. Batch-norm running statistics are rank 0's,
+         * copied to every rank before each evaluation and checkpoint.
+         */
+        public Builder<B> distributed(DistributedDataParallel ddp) { this.ddp = java.util.Objects.requireNonNull(ddp, "Trainer.distributed: ddp"); return this; }
 
         public Trainer<B> build() { return new Trainer<>(this); }
     }

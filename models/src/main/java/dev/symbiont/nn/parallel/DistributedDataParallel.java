@@ -72,7 +72,7 @@ public final class DistributedDataParallel implements AutoCloseable {
     private final Module module;
     private final Communicator comm;
     private final boolean findUnusedParameters;
-    private final List<ModelAgreement.Entry> buffers;
+    private final int bufferCount;
     private final Reducer reducer;
 
     private DistributedDataParallel(Builder b) {
@@ -94,7 +94,7 @@ public final class DistributedDataParallel implements AutoCloseable {
         }
         ModelAgreement.verify(comm, compared, localProblem(names, trainable));
         ModelAgreement.broadcastFromRankZero(comm, entries);
-        this.buffers = entries.stream().filter(ModelAgreement.Entry::buffer).toList();
+        this.bufferCount = (int) entries.stream().filter(ModelAgreement.Entry::buffer).count();
         this.reducer = new Reducer(comm, names, trainable, trainable.getFirst().value().backend(),
                 bytes(b.firstBucketCapMb), bytes(b.bucketCapMb), b.findUnusedParameters);
     }
@@ -138,9 +138,17 @@ public final class DistributedDataParallel implements AutoCloseable {
     /**
      * Copies rank 0's persistent buffers (batch norm's running statistics) to every rank, as
      * PyTorch's DDP does before each forward with {@code broadcast_buffers}; wrapping does it once.
-     * Every rank must call it.
+     * The buffers are looked up again each time: loading a state dict after wrapping (resuming
+     * from a checkpoint) replaces the module's buffer tensors. Every rank must call it.
      */
-    public void broadcastBuffers() { ModelAgreement.broadcastFromRankZero(comm, buffers); }
+    public void broadcastBuffers() {
+        List<ModelAgreement.Entry> current = ModelAgreement.entries(module).stream().filter(ModelAgreement.Entry::buffer).toList();
+        if (current.size() != bufferCount) {
+            throw new IllegalStateException("DistributedDataParallel.broadcastBuffers: the module has " + current.size()
+                    + " persistent buffers, " + bufferCount + " when it was wrapped; wrap it again after changing its buffers");
+        }
+        ModelAgreement.broadcastFromRankZero(comm, current);
+    }
 
     /** The trainable parameters' names per bucket, in bucket-index order: the order their all-reduces start. */
     public List<List<String>> bucketAssignment() { return reducer.assignment(); }

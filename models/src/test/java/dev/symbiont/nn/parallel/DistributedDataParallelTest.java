@@ -215,6 +215,22 @@ class DistributedDataParallelTest {
         for (float[] b : body) assertArrayEquals(rankZero, b);
     }
 
+    @Test
+    void broadcastBuffers_after_a_state_dict_load_copies_the_loaded_buffers_of_rank_zero() {
+        List<float[]> means = RankThreads.results(2, (rank, comm) -> {
+            var norm = new dev.symbiont.nn.norm.BatchNorm1d(3);
+            try (var ddp = DistributedDataParallel.wrap(norm, comm)) {
+                Map<String, Tensor> state = new java.util.LinkedHashMap<>(norm.stateDict());
+                state.put("running_mean", Tensor.full(rank + 1, 3));
+                norm.loadStateDict(state, true); // a resume replaces the buffer tensors the wrapper saw
+                ddp.broadcastBuffers();
+                return norm.runningMean().toFloatArray();
+            }
+        });
+        assertArrayEquals(new float[] {1, 1, 1}, means.get(0));
+        assertArrayEquals(new float[] {1, 1, 1}, means.get(1), "rank 1 holds rank 0's loaded running mean");
+    }
+
     // ---- unused parameters ------------------------------------------------------------------------
 
     @Test

@@ -20,17 +20,17 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * communicator's own timeout is longer, so a rank left waiting fails the guard instead of ending
  * in the communicator's timeout error, which a test could mistake for the error it expects.
  */
-final class RankThreads {
-    static final Duration HANG_GUARD = Duration.ofSeconds(30);
+public final class RankThreads {
+    public static final Duration HANG_GUARD = Duration.ofSeconds(30);
     private static final Duration COMMUNICATOR_TIMEOUT = Duration.ofSeconds(120);
 
     private RankThreads() {}
 
     /** What one rank's body returned or threw. */
-    record Outcome<T>(T result, Throwable failure) {}
+    public record Outcome<T>(T result, Throwable failure) {}
 
     /** Each rank's result, in rank order; a failure on any rank fails the test with it. */
-    static <T> List<T> results(int ranks, BiFunction<Integer, Communicator, T> body) {
+    public static <T> List<T> results(int ranks, BiFunction<Integer, Communicator, T> body) {
         List<T> out = new ArrayList<>();
         for (Outcome<T> o : outcomes(ranks, body)) {
             if (o.failure() != null) throw new AssertionError("a rank failed: " + o.failure(), o.failure());
@@ -40,7 +40,7 @@ final class RankThreads {
     }
 
     /** Each rank's outcome, in rank order. */
-    static <T> List<Outcome<T>> outcomes(int ranks, BiFunction<Integer, Communicator, T> body) {
+    public static <T> List<Outcome<T>> outcomes(int ranks, BiFunction<Integer, Communicator, T> body) {
         return assertTimeoutPreemptively(HANG_GUARD, () -> {
             List<Communicator> group = LocalCommunicator.group(ranks, COMMUNICATOR_TIMEOUT);
             ExecutorService pool = Executors.newFixedThreadPool(ranks);
