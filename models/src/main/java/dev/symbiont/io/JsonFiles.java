@@ -51,25 +51,38 @@ public final class JsonFiles {
      * @throws IOException naming the file when it cannot be read, is too large, is not UTF-8, or is not one JSON object
      */
     public static ObjectNode readObject(Path file, int maxBytes) throws IOException {
+        byte[] bytes = readUtf8(file, maxBytes);
+        JsonNode root;
+        try (JsonParser parser = MAPPER.getFactory().copy().createParser(bytes)) { // its own field-name table per file
+            root = MAPPER.readTree(parser);
+        } catch (JsonProcessingException e) {
+            throw InvalidJson.of(file, e);
+        }
+        if (!(root instanceof ObjectNode object)) {
+            throw new IOException(file + ": expected a JSON object, found " + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType()));
+        }
+        return object;
+    }
+
+    /**
+     * The bytes of {@code file}, refused before reading when there are more than {@code maxBytes},
+     * and checked to be UTF-8 without NUL bytes: the first read of every JSON file a model or
+     * tokenizer brings.
+     *
+     * @throws IOException naming the file and, for bad bytes, their offset
+     */
+    public static byte[] readUtf8(Path file, int maxBytes) throws IOException {
         byte[] bytes;
         try (InputStream in = Files.newInputStream(file)) {
             bytes = in.readNBytes(maxBytes + 1);
         }
         if (bytes.length > maxBytes) throw new IOException(file + ": over " + maxBytes + " bytes, more than such a file holds");
         int bad = Utf8.firstBadByte(bytes);
-        if (bad >= 0) throw new IOException(file + ": " + (bytes[bad] == 0 ? "a NUL byte" : "bytes that are not UTF-8") + " at offset " + bad);
-        JsonNode root;
-        try (JsonParser parser = MAPPER.getFactory().copy().createParser(bytes)) { // its own field-name table per file
-            root = MAPPER.readTree(parser);
-        } catch (JsonProcessingException e) {
-            var at = e.getLocation();
-            throw new IOException(file + ": not valid JSON" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
-                    + ": " + Excerpt.message(e.getOriginalMessage()), e);
+        if (bad >= 0) {
+            throw new IOException(file + ": " + (bytes[bad] == 0 ? "a NUL byte" : "bytes that are not UTF-8") + " at offset " + bad
+                    + "; the file must be UTF-8");
         }
-        if (!(root instanceof ObjectNode object)) {
-            throw new IOException(file + ": expected a JSON object, found " + (root == null || root.isMissingNode() ? "nothing" : root.getNodeType()));
-        }
-        return object;
+        return bytes;
     }
 
     /** Writes {@code root}, indented, replacing {@code file} atomically. */

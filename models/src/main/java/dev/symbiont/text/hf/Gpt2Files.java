@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.symbiont.io.InvalidJson;
+import dev.symbiont.io.JsonFiles;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,9 +28,9 @@ final class Gpt2Files {
 
     static HfTokenizer read(Path vocabFile, Path mergesFile, TokenizerConfig config, Path configDir) throws IOException {
         SourceFile vocabSource = new SourceFile(vocabFile);
-        Map<String, Integer> vocab = readVocab(vocabSource, HfJson.readUtf8(vocabFile, HfJson.MAX_TOKENIZER_BYTES));
+        Map<String, Integer> vocab = readVocab(vocabSource, JsonFiles.readUtf8(vocabFile, HfJson.MAX_TOKENIZER_BYTES));
         List<Integer> lines = new ArrayList<>();
-        List<String[]> merges = readMerges(new SourceFile(mergesFile), HfJson.readUtf8(mergesFile, HfJson.MAX_TOKENIZER_BYTES), lines);
+        List<String[]> merges = readMerges(new SourceFile(mergesFile), JsonFiles.readUtf8(mergesFile, HfJson.MAX_TOKENIZER_BYTES), lines);
         String[] tokens = HfJson.tokensById(vocab, vocabSource, "");
         BpeModel model = new BpeModel(new SourceFile(mergesFile), vocab, tokens, merges, r -> "line " + lines.get(r),
                 new BpeModel.Options(null, false, false, false));

@@ -12,11 +12,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.symbiont.io.Excerpt;
 import dev.symbiont.io.InvalidJson;
-import dev.symbiont.io.Utf8;
+import dev.symbiont.io.JsonFiles;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,28 +44,9 @@ final class HfJson {
 
     private HfJson() {}
 
-    /** The bytes of {@code file}, at most {@code limit} of them, checked to be UTF-8 without NUL. */
-    static byte[] readUtf8(Path file, int limit) throws IOException {
-        byte[] bytes;
-        try (InputStream in = Files.newInputStream(file)) {
-            bytes = in.readNBytes(limit + 1);
-        }
-        if (bytes.length > limit) throw new IOException(file + ": the file is over " + limit + " bytes, the limit for this file");
-        checkUtf8(file, bytes);
-        return bytes;
-    }
-
-    static void checkUtf8(Path file, byte[] bytes) throws IOException {
-        int bad = Utf8.firstBadByte(bytes);
-        if (bad >= 0) {
-            throw new IOException(file + ": " + (bytes[bad] == 0 ? "a NUL byte" : "bytes that are not UTF-8") + " at offset " + bad
-                    + "; the file must be UTF-8");
-        }
-    }
-
     /** A small JSON file's root object. */
     static ObjectNode readObject(Path file, int limit) throws IOException {
-        byte[] bytes = readUtf8(file, limit);
+        byte[] bytes = JsonFiles.readUtf8(file, limit);
         JsonNode root;
         try (JsonParser parser = FACTORY.createParser(bytes)) {
             root = MAPPER.readTree(parser);

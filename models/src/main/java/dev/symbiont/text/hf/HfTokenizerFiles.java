@@ -1,5 +1,7 @@
 package dev.symbiont.text.hf;
 
+import dev.symbiont.io.JsonFiles;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +50,7 @@ final class HfTokenizerFiles {
 
     private static HfTokenizer tokenizerJson(Path file, Path dir) throws IOException {
         TokenizerConfig config = TokenizerConfig.read(dir);
-        return TokenizerJsonReader.read(file, HfJson.readUtf8(file, HfJson.MAX_TOKENIZER_BYTES), config, dir);
+        return TokenizerJsonReader.read(file, JsonFiles.readUtf8(file, HfJson.MAX_TOKENIZER_BYTES), config, dir);
     }
 
     private static HfTokenizer gpt2(Path vocab, Path merges, Path dir) throws IOException {
