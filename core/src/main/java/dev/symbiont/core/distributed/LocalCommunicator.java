@@ -55,8 +55,7 @@ public final class LocalCommunicator implements Communicator {
     @Override
     public Work allReduce(Tensor buffer, Reduction op) {
         String name = "allReduce";
-        HostBuffers.check(name, "buffer", buffer);
-        HostBuffers.checkReduction(name, buffer.dtype(), op);
+        HostBuffers.checkAllReduce(buffer, op);
         LocalGroup.Contribution[] all = exchange(name, buffer, op, -1);
         MemorySegment out = hostCopy(buffer);
         combine(all, 0, buffer.numel(), buffer.dtype(), op, out, 0);
@@ -67,8 +66,7 @@ public final class LocalCommunicator implements Communicator {
     @Override
     public Work broadcast(Tensor buffer, int root) {
         String name = "broadcast";
-        HostBuffers.check(name, "buffer", buffer);
-        checkRoot(name, root);
+        HostBuffers.checkBroadcast(buffer, root, size());
         LocalGroup.Contribution[] all = exchange(name, buffer, null, root);
         if (rank != root) HostBuffers.upload(all[root].data(), buffer);
         return Work.DONE;
@@ -77,9 +75,7 @@ public final class LocalCommunicator implements Communicator {
     @Override
     public Work allGather(Tensor input, Tensor output) {
         String name = "allGather";
-        HostBuffers.check(name, "input", input);
-        HostBuffers.check(name, "output", output);
-        checkSizes(name, input, output, (long) input.numel() * size());
+        HostBuffers.checkAllGather(input, output, size());
         LocalGroup.Contribution[] all = exchange(name, input, null, -1);
         long bytes = (long) input.numel() * input.dtype().byteSize();
         MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(bytes * size())]);
@@ -91,10 +87,7 @@ public final class LocalCommunicator implements Communicator {
     @Override
     public Work reduceScatter(Tensor input, Tensor output, Reduction op) {
         String name = "reduceScatter";
-        HostBuffers.check(name, "input", input);
-        HostBuffers.check(name, "output", output);
-        HostBuffers.checkReduction(name, input.dtype(), op);
-        checkSizes(name, output, input, (long) output.numel() * size());
+        HostBuffers.checkReduceScatter(input, output, op, size());
         LocalGroup.Contribution[] all = exchange(name, input, op, -1);
         MemorySegment out = hostCopy(output);
         combine(all, (long) rank * output.numel(), output.numel(), input.dtype(), op, out, 0);
@@ -142,18 +135,6 @@ public final class LocalCommunicator implements Communicator {
 
     private void ensureOpen(String name) {
         if (closed) throw new IllegalStateException(name + ": rank " + rank + "'s communicator is closed");
-    }
-
-    private void checkRoot(String name, int root) {
-        if (root < 0 || root >= size()) throw new IllegalArgumentException(name + ": root " + root + " is not a rank of a group of " + size());
-    }
-
-    private static void checkSizes(String name, Tensor small, Tensor large, long expected) {
-        if (large.numel() != expected) {
-            throw new IllegalArgumentException(name + ": tensors of " + small.numel() + " and " + large.numel()
-                    + " elements; the larger must hold the smaller's " + small.numel() + " times the group size (" + expected + ")");
-        }
-        if (small.dtype() != large.dtype()) throw new IllegalArgumentException(name + ": dtypes differ, " + small.dtype() + " and " + large.dtype());
     }
 
     private static MemorySegment hostCopy(Tensor t) {

@@ -21,8 +21,7 @@ import java.util.concurrent.TimeoutException;
 final class LocalGroup {
     /** What one rank brings to a collective: its name, dtype, element count, reduction, root and data. */
     record Contribution(String op, DType dtype, long count, Reduction reduction, int root, MemorySegment data) {
-        String describe() { return op + (dtype == null ? "" : " of " + count + " " + dtype) + (root >= 0 ? " from root " + root : "")
-                + (reduction == null ? "" : " (" + reduction + ")"); }
+        String describe() { return HostBuffers.describe(op, dtype, count, reduction, root); }
 
         boolean matches(Contribution o) {
             return op.equals(o.op) && dtype == o.dtype && count == o.count && reduction == o.reduction && root == o.root;
@@ -70,7 +69,10 @@ final class LocalGroup {
 
     /** Breaks the group: every rank waiting now, and every later collective, fails with {@code why}. */
     void abort(String why) {
-        if (broken == null) broken = why;
+        synchronized (this) {
+            if (broken == null) broken = why;
+            notifyAll();
+        }
         arrive.reset();
         leave.reset();
     }
@@ -84,6 +86,7 @@ final class LocalGroup {
             abort(why);
             throw new CollectiveException(why);
         } catch (BrokenBarrierException e) {
+            awaitReason();
             failIfBroken(mine, rank);
             throw new CollectiveException(mine.describe() + ": rank " + rank + ": the group broke while waiting", e);
         } catch (InterruptedException e) {
@@ -93,6 +96,21 @@ final class LocalGroup {
             throw new CollectiveException(why);
         }
         failIfBroken(mine, rank);
+    }
+
+    /**
+     * A barrier breaks (waking the other ranks) before the rank that timed out or was interrupted
+     * has recorded why, so a rank woken by it waits for the reason (at most one timeout).
+     */
+    private synchronized void awaitReason() {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            for (long left = timeout.toNanos(); broken == null && left > 0; left = deadline - System.nanoTime()) {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void failIfBroken(Contribution mine, int rank) {
