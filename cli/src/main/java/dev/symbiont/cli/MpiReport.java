@@ -23,11 +23,17 @@ final class MpiReport {
     private static final Pattern SIGNAL = Pattern.compile("process rank (\\d+) with PID \\d+ on node \\S+ exited on signal (\\d+)(?: \\(([^)]*)\\))?");
     private static final Pattern ABORT = Pattern.compile("MPI_ABORT was invoked on rank (\\d+) in communicator \\S+\\s+with errorcode (-?\\d+)");
     private static final Pattern EXIT = Pattern.compile("Process name:\\s+\\[\\[\\d+,\\d+],(\\d+)]\\s+Exit code:\\s+(-?\\d+)");
+    /** Open MPI 4.1's note that it lost a report on its way to mpirun (its MPI_ABORT one, at times): about the report, not the job. */
+    private static final Pattern LOST = Pattern.compile("\\[[^]]+:\\d+] \\[\\[\\d+,\\d+],\\d+] ORTE_ERROR_LOG: Data unpack had inadequate space in file \\S*show_help\\.c.*");
+    /** The line a rank prints as it aborts the job ({@link TrainRanks#fail}): the cause when mpirun's report is lost. */
+    private static final Pattern RANK_ABORT = Pattern.compile("rank (\\d+): " + Pattern.quote(TrainRanks.ABORT_MESSAGE));
     /** What mpirun says around the report that names the rank, which adds nothing to it. */
     private static final List<String> NOISE = List.of("Primary job  terminated normally", "Primary job terminated normally");
 
     private final List<String> blocks = new ArrayList<>();
     private StringBuilder open;
+    /** The first rank that said it aborts the job, or -1. */
+    private int aborting = -1;
 
     /** Whether {@code line} belongs to a report (and is held back). */
     synchronized boolean take(String line) {
@@ -40,7 +46,11 @@ final class MpiReport {
             }
             return true;
         }
-        if (open == null) return AGGREGATED.matcher(line).matches();
+        if (open == null) {
+            Matcher abort = RANK_ABORT.matcher(line);
+            if (aborting < 0 && abort.matches()) aborting = Integer.parseInt(abort.group(1));
+            return AGGREGATED.matcher(line).matches() || LOST.matcher(line).matches();
+        }
         open.append(line).append('\n');
         return true;
     }
@@ -62,6 +72,7 @@ final class MpiReport {
             Matcher m = EXIT.matcher(flat(b));
             if (m.find()) return "rank " + m.group(1) + " exited with code " + m.group(2) + ", so mpirun stopped the job";
         }
+        if (aborting >= 0) return "rank " + aborting + " stopped the job after an error (exit code " + code + ")";
         return "the job failed with exit code " + code + (all().isEmpty() ? "" : " (mpirun's report above)");
     }
 

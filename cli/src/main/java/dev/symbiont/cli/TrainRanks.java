@@ -23,6 +23,8 @@ import java.util.Locale;
 final class TrainRanks {
     /** How long a failed rank other than 0 waits for rank 0's abort before reporting its own error. */
     private static final long FOLLOWER_GRACE_MILLIS = 3000;
+    /** What a rank's communicator prints (after {@code rank R: }) as the rank aborts the job; the launcher looks for it. */
+    static final String ABORT_MESSAGE = "stopping every rank of the job";
 
     private final Communicator comm;
 
@@ -113,7 +115,7 @@ final class TrainRanks {
             System.err.println("symbiont train: rank " + rank() + ": " + Failures.message(e));
             System.err.flush();
         }
-        if (!agreed) comm.abort("stopping every rank of the job", Main.BAD_INPUT);
+        if (!agreed) comm.abort(ABORT_MESSAGE, Main.BAD_INPUT);
         return Main.BAD_INPUT;
     }
 

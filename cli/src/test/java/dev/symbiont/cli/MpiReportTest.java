@@ -42,6 +42,15 @@ class MpiReportTest {
     }
 
     @Test
+    void when_mpirun_loses_the_abort_report_the_rank_that_said_it_aborts_is_named() {
+        MpiReport report = new MpiReport();
+        List<String> shown = feed(report, "symbiont train: rank 0: the corpus is empty", "rank 0: " + TrainRanks.ABORT_MESSAGE,
+                "[vm:03920] [[25518,0],0] ORTE_ERROR_LOG: Data unpack had inadequate space in file ../../../orte/util/show_help.c at line 513");
+        assertEquals(List.of("symbiont train: rank 0: the corpus is empty", "rank 0: " + TrainRanks.ABORT_MESSAGE), shown);
+        assertEquals("rank 0 stopped the job after an error (exit code 2)", report.summary(2));
+    }
+
+    @Test
     void a_non_zero_exit_names_the_first_rank_that_exited_so() {
         MpiReport report = new MpiReport();
         feed(report, DASHES, "mpirun detected that one or more processes exited with non-zero status, thus causing",

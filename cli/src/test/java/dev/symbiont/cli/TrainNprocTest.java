@@ -111,6 +111,19 @@ class TrainNprocTest {
     }
 
     @Test
+    void an_error_every_rank_meets_ends_the_job_with_its_message_and_exit_code_2_instead_of_a_hang() throws Exception {
+        // A corpus this short leaves the validation split without a window: every rank fails before training, each aborting the job.
+        Files.writeString(corpus, "the cat sat on the mat. ".repeat(4));
+        job = ChildJvm.start(FAST_JVM, train(dir.resolve("out"), "--steps", "2", "--nproc", "2"));
+        assertEquals(2, job.awaitExit(), job.stdout() + job.stderr());
+        assertTrue(job.stderr().contains("symbiont train: rank 0: the validation split of " + corpus), job.stderr());
+        String[] lines = job.stderr().strip().split("\n");
+        assertTrue(lines[lines.length - 1].matches("symbiont train: rank [01] stopped the job after an error \\(exit code 2\\)"),
+                "the launcher's last line names the rank: " + job.stderr());
+        assertFalse(job.stderr().contains("-----") || job.stderr().contains("ORTE_ERROR_LOG"), "mpirun's reports are summed up: " + job.stderr());
+    }
+
+    @Test
     void ctrl_c_on_the_launcher_stops_every_rank_after_the_same_step_and_rank_0_saves_it() throws Exception {
         Path out = dir.resolve("out");
         job = ChildJvm.start(FAST_JVM, train(out, "--steps", "1000000", "--eval-every", "5", "--nproc", "2"));
