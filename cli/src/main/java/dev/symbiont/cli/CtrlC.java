@@ -29,6 +29,8 @@ final class CtrlC {
     private final String command;
     private final AtomicInteger presses = new AtomicInteger();
     private volatile SignalHandler previous;
+    /** Whether a press is announced: in a data-parallel job only rank 0 speaks for all. */
+    private volatile boolean speaks = true;
 
     CtrlC(Cancellation cancellation) { this(cancellation, "train"); }
 
@@ -43,15 +45,18 @@ final class CtrlC {
         int n = presses.incrementAndGet();
         if (n == 1) {
             long step = cancellation.request("interrupted");
-            System.err.println(command + ": stopping after " + (step == 0 ? "the first step" : "step " + step) + " — Ctrl-C again to stop now");
+            if (speaks) System.err.println(command + ": stopping after " + (step == 0 ? "the first step" : "step " + step) + " — Ctrl-C again to stop now");
         } else if (n == 2) {
             long step = cancellation.requestNow("interrupted");
-            System.err.println(command + ": stopping now: no validation, the checkpoint is saved after "
+            if (speaks) System.err.println(command + ": stopping now: no validation, the checkpoint is saved after "
                     + (step == 0 ? "the first step" : "step " + step));
             SignalHandler jvm = previous;
             if (jvm != null) Signal.handle(INT, jvm);
         }
     }
+
+    /** Presses still stop the run but say nothing (the ranks of a job other than rank 0). */
+    void silence() { speaks = false; }
 
     /** The run's stop request, which Ctrl-C makes. */
     Cancellation cancellation() { return cancellation; }

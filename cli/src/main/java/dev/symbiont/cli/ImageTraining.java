@@ -38,8 +38,8 @@ final class ImageTraining {
     /** 0.0005 rather than 5.0E-4. */
     private static String plain(double x) { return new BigDecimal(Double.toString(x)).stripTrailingZeros().toPlainString(); }
 
-    static void run(Backend backend, RunSettings settings, boolean resuming, Path out, double minutes, CtrlC ctrlC, int skipNonFinite)
-            throws IOException {
+    static void run(Backend backend, RunSettings settings, boolean resuming, Path out, double minutes, CtrlC ctrlC, int skipNonFinite,
+                    TrainRanks ranks) throws IOException {
         ImageData data = ImageData.of(settings.text("data"));
         long seed = settings.seed();
         // A run saved before --crop-padding existed cropped with Fashion-MNIST's padding 2, and resumes so.
@@ -62,17 +62,19 @@ final class ImageTraining {
         ImageOptimizer kind = ImageOptimizer.parse(settings.text("optimizer", ImageOptimizer.ADAMW.flag()));
         double weightDecay = Double.parseDouble(settings.text("weight_decay", Double.toString(kind.defaultWeightDecay())));
         Optimizer optimizer = kind.create(model, lr, weightDecay);
-        var trainLoader = DataLoader.builder(train, ImageExample::collate)
-                .batchSize(batch).shuffle(seed).dropLast(true).prefetch(2).name("train").build();
+        var trainLoader = ranks.shard(DataLoader.builder(train, ImageExample::collate), batch)
+                .shuffle(seed).dropLast(true).prefetch(2).name("train").build();
         var testLoader = ClassifierEvaluation.loader(test);
         int evalBatches = Math.max(1, Math.min(testLoader.batchesPerEpoch(), EVAL_IMAGES / ClassifierEvaluation.BATCH));
-        System.out.printf(Locale.ROOT, "train: %s (width %d) with %,d parameters on %s; %d steps of %d images, at most %.1f minutes; "
-                        + "%s lr %s, weight decay %s, label smoothing %s; test accuracy every %d steps on %,d images%n", arch.flag(), width, model.parameterCount(), backend.device(),
-                steps, batch, minutes, kind.flag(), plain(lr), plain(weightDecay), plain(labelSmoothing), settings.evalEvery(), Math.min(test.size(), evalBatches * ClassifierEvaluation.BATCH));
+        System.out.printf(Locale.ROOT, "train: %s (width %d) with %,d parameters on %s; %d steps of %s images, at most %.1f minutes; "
+                        + "%s lr %s, weight decay %s, label smoothing %s; test accuracy every %d steps on %,d images%s%n", arch.flag(), width,
+                model.parameterCount(), backend.device(), steps, ranks.describe(batch), minutes, kind.flag(), plain(lr), plain(weightDecay),
+                plain(labelSmoothing), settings.evalEvery(), Math.min(test.size(), evalBatches * ClassifierEvaluation.BATCH), ranks.computeThreads());
 
         // The summary is printed before the Ctrl-C scope closes: a shutdown in progress waits for it.
         try (var interrupts = ctrlC.install()) {
-            Trainer.Result result = Trainer.builder(model, optimizer, trainLoader, (ImageBatch b) -> model.loss(b.images(), b.labels(), labelSmoothing))
+            var builder = Trainer.builder(model, optimizer, trainLoader, (ImageBatch b) -> model.loss(b.images(), b.labels(), labelSmoothing));
+            Trainer.Result result = ranks.distribute(builder, model)
                     .schedule(LrSchedule.warmupCosine(lr, lr / 100, Math.min(100, steps / 10), steps))
                     .eval(testLoader, "accuracy", b -> ClassificationTally.score(model.forward(b.images()), b.labels()))
                     .tokensPerBatch(b -> b.images().size(0))
@@ -83,7 +85,8 @@ final class ImageTraining {
                     .config(RunDirectory.trainerConfig(out, steps, settings.evalEvery(), evalBatches, resuming, minutes, skipNonFinite))
                     .build()
                     .fit();
-            // A second Ctrl-C asked to stop now: the whole test split is not read either.
+            // A second Ctrl-C asked to stop now: the whole test split is not read either. Only rank 0 reports it.
+            if (!ranks.leader()) return;
             String accuracy = ctrlC.cancellation().now() ? "test accuracy not measured (stopped at once)"
                     : "test " + ClassifierEvaluation.summary(ClassifierEvaluation.run(model, testLoader, classes));
             System.out.printf(Locale.ROOT, "train: %s; %s; model saved to %s%n", RunEnd.stepsTaken(result), accuracy, out.resolve(ModelFiles.WEIGHTS));

@@ -14,6 +14,8 @@ import dev.symbiont.train.Cancellation;
 import dev.symbiont.train.NonFiniteException;
 import dev.symbiont.train.Trainer;
 import dev.symbiont.train.TrainingCheckpoint;
+import dev.symbiont.core.distributed.mpi.MpiLaunch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,9 +23,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -38,6 +43,8 @@ import java.util.concurrent.Callable;
  * file, a second Ctrl-C skips the validation ({@link CtrlC}); a step whose loss or gradient norm
  * is not finite stops the run without saving it, or is skipped ({@code --skip-nonfinite}).
  * {@code --task fashion-mnist} trains an image classifier instead ({@link ImageTraining}).
+ * {@code --nproc N} trains data-parallel on N processes started through mpirun ({@link TrainLauncher},
+ * {@link TrainRanks}); {@code --batch} is then the global batch.
  */
 @Command(name = "train", description = {"Train a character-level language model (GPT, Mamba, Mamba-2 or MoE) on a text corpus, or with "
         + "--task fashion-mnist an image classifier (ResNet, ConvNeXt or ViT) on Fashion-MNIST, reporting test accuracy as it trains.",
@@ -48,6 +55,8 @@ final class TrainCommand implements Callable<Integer> {
     static final int MAX_BATCH = 65_536, MAX_CONTEXT = 1 << 20, MAX_WIDTH = 65_536, MAX_LAYERS = 1024;
     /** --minutes at most a year: the clock's limit is held in milliseconds. */
     static final double MAX_MINUTES = 365 * 24 * 60;
+    /** --nproc at most this many processes on one machine. */
+    static final int MAX_NPROC = 1024;
 
     @Spec
     CommandSpec spec;
@@ -107,6 +116,11 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Start over in an --out that already holds a run, deleting its files.")
     boolean force;
 
+    @Option(names = "--nproc", paramLabel = "N", defaultValue = "1", description = "Train data-parallel on N processes of this machine, "
+            + "started through mpirun (Open MPI); --batch is then the global batch, split evenly. Under mpirun by hand each process "
+            + "takes its rank from the job, and --nproc, if given, must be its size (default: ${DEFAULT-VALUE}).")
+    int nproc;
+
     @Option(names = "--skip-nonfinite", paramLabel = "N", defaultValue = "0", description = "Skip up to N steps whose loss or gradient "
             + "norm is NaN or infinite (their updates are not applied) before stopping; 0 stops at the first (default: ${DEFAULT-VALUE}).")
     int skipNonFinite;
@@ -120,6 +134,9 @@ final class TrainCommand implements Callable<Integer> {
     /** The model of the last run, as trained and saved (tests compare it with what generate loads). */
     CausalLM model;
 
+    /** The ranks this process trains with: one, unless it runs in an MPI job. */
+    private TrainRanks ranks = TrainRanks.single();
+
     /** 0, or 130 (128 + SIGINT) when Ctrl-C stopped the run. */
     @Override
     public Integer call() {
@@ -131,8 +148,49 @@ final class TrainCommand implements Callable<Integer> {
         ArchitectureOptions.noteDeprecatedName(spec.commandLine().getParseResult());
         images.check(new OptionChecks(spec));
         if (!images.images()) architecture.checkValues(new OptionChecks(spec));
-        common.run("train", this::train);
+        new OptionChecks(spec).positive("--nproc", nproc, MAX_NPROC);
+        var parsed = spec.commandLine().getParseResult();
+        boolean launched = MpiLaunch.launcher(System.getenv()).isPresent();
+        if (nproc > 1 && !launched) return launch(parsed);
+        if (!launched) {
+            common.run("train", this::train);
+            return ctrlC.pressed() ? 130 : 0;
+        }
+        ranks = TrainRanks.world(nproc, parsed.hasMatchedOption("--nproc"));
+        ranks.silenceFollowers();
+        if (!ranks.leader()) ctrlC.silence();
+        try {
+            common.run("train", this::train);
+        } catch (RuntimeException e) {
+            if (ranks.size() == 1) throw e;
+            return ranks.fail(e);
+        }
+        ranks.close();
         return ctrlC.pressed() ? 130 : 0;
+    }
+
+    /**
+     * Starts this command on {@code --nproc} processes through mpirun ({@link TrainLauncher}) after the
+     * checks that need no rank: a fresh run's global batch must divide by the ranks.
+     */
+    private int launch(CommandLine.ParseResult parsed) {
+        int global = images.images() ? images.schedule(parsed, this).batch() : batch;
+        if (!resume && global % nproc != 0) throw new OptionChecks(spec).fail(TrainRanks.indivisible(global, nproc));
+        List<String> args = new ArrayList<>();
+        List<String> original = parsed.originalArgs();
+        for (int i = original.indexOf("train") + 1; i < original.size(); i++) {
+            String a = original.get(i);
+            if (a.equals("--nproc")) i++;
+            else if (!a.startsWith("--nproc=")) args.add(a);
+        }
+        try {
+            return TrainLauncher.run(nproc, args);
+        } catch (IOException e) {
+            throw new UncheckedIOException(Failures.message(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the mpirun job", e);
+        }
     }
 
     private void train(Backend backend) throws IOException {
@@ -141,7 +199,7 @@ final class TrainCommand implements Callable<Integer> {
             return;
         }
         for (String flag : ImageOptions.IMAGE_ONLY) rejectUnless(flag, "--task fashion-mnist");
-        RunDirectory.prepare(out, resume, force);
+        ranks.prepare(out, resume, force);
         Path checkpoint = RunDirectory.checkpoint(out);
         boolean resuming = resume && Files.exists(checkpoint);
         Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(checkpoint) : null;
@@ -179,17 +237,18 @@ final class TrainCommand implements Callable<Integer> {
         }
         this.model = model;
         AdamW optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(settings.lr()).betas(0.9, 0.99));
-        var trainLoader = DataLoader.builder(trainWindows, SequenceExample::collate)
-                .batchSize(settings.batch()).shuffle(settings.seed()).dropLast(true).prefetch(2).name("train").build();
+        var trainLoader = ranks.shard(DataLoader.builder(trainWindows, SequenceExample::collate), settings.batch())
+                .shuffle(settings.seed()).dropLast(true).prefetch(2).name("train").build();
         var valLoader = DataLoader.builder(valWindows, SequenceExample::collate)
                 .batchSize(settings.batch()).shuffle(settings.seed() + 1).dropLast(true).name("val").build();
-        System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %d × %d characters, at most %.1f minutes%n",
-                family.title(), model.parameterCount(), backend.device(), settings.steps(), settings.batch(), settings.context(), horizon);
+        System.out.printf(Locale.ROOT, "train: %s with %,d parameters on %s; %d steps of %s × %d characters, at most %.1f minutes%s%n",
+                family.title(), model.parameterCount(), backend.device(), settings.steps(), ranks.describe(settings.batch()), settings.context(),
+                horizon, ranks.computeThreads());
 
         Trainer.LossFunction<SequenceBatch> loss = b -> model.loss(b.input(), b.target());
         // The summary is printed before the Ctrl-C scope closes: a shutdown in progress waits for it.
         try (var interrupts = ctrlC.install()) {
-            Trainer.Result result = Trainer.builder(model, optimizer, trainLoader, loss)
+            Trainer.Result result = ranks.distribute(Trainer.builder(model, optimizer, trainLoader, loss), model)
                     .schedule(LrSchedule.warmupCosine(settings.lr(), settings.lr() / 10, Math.min(100, settings.steps() / 10), settings.steps()))
                     .eval(valLoader, loss)
                     .tokensPerBatch(b -> b.input().numel())
@@ -227,7 +286,7 @@ final class TrainCommand implements Callable<Integer> {
         images.task = ImageOptions.TASK;
         var parsed = spec.commandLine().getParseResult();
         Path dir = Path.of(images.schedule(parsed, this).out());
-        RunDirectory.prepare(dir, resume, force);
+        ranks.prepare(dir, resume, force);
         boolean resuming = resume && Files.exists(RunDirectory.checkpoint(dir));
         if (resume && !resuming) System.out.println("train: no checkpoint in " + dir + "; starting a new run");
         Map<String, String> saved = resuming ? TrainingCheckpoint.metadata(RunDirectory.checkpoint(dir)) : null;
@@ -235,7 +294,7 @@ final class TrainCommand implements Callable<Integer> {
         RunSettings settings = resuming ? RunSettings.resumed(saved, parsed, this) : RunSettings.fresh(this);
         if (resuming && RunDirectory.finished(RunDirectory.checkpoint(dir), saved, settings.steps())) return;
         double horizon = RunHorizon.minutes(dir, saved, images.schedule(parsed, this).minutes(), parsed.hasMatchedOption("--minutes"));
-        ImageTraining.run(backend, settings, resuming, dir, horizon, ctrlC, skipNonFinite);
+        ImageTraining.run(backend, settings, resuming, dir, horizon, ctrlC, skipNonFinite, ranks);
     }
 
     /** A flag the run's task does not read is an error, not silently ignored. */

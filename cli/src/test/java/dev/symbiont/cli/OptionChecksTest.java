@@ -26,6 +26,8 @@ class OptionChecksTest {
             "train    | --lr          | -1e-3| --lr must be a positive number, got -0.001",
             "train    | --minutes     | 0    | --minutes must be a positive number, got 0.0",
             "train    | --skip-nonfinite | -1 | --skip-nonfinite must be 0 or more, got -1",
+            "train    | --nproc       | 0    | --nproc must be a positive integer, got 0",
+            "train    | --nproc       | 5000 | --nproc must be an integer in [1, 1024], got 5000",
             "generate | --tokens      | -1   | --tokens must be an integer in [0, 1000000], got -1",
             "generate | --tokens      | 2147483647 | --tokens must be an integer in [0, 1000000], got 2147483647",
             "generate | --top-p       | 1.5  | --top-p must be in (0.0, 1.0], got 1.5",
@@ -55,5 +57,23 @@ class OptionChecksTest {
         assertTrue(lines[1].contains("symbiont " + command + " --help"), r.err());
         assertFalse(Files.exists(out), "no work done");
         assertFalse(r.out().contains(command + ":"), r.out());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--batch 6 --nproc 4                      | --batch 6 does not divide by --nproc 4",
+            "--nproc 3                                | --batch 32 does not divide by --nproc 3",
+            "--task fashion-mnist --nproc 3            | --batch 128 does not divide by --nproc 3",
+    })
+    void should_refuse_a_global_batch_the_ranks_cannot_split_evenly_before_starting_them(String flags, String message) {
+        Path out = dir.resolve("out");
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("train", "--out", out.toString()));
+        args.addAll(java.util.List.of(flags.split(" +")));
+        CliRun r = run(args.toArray(String[]::new));
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertEquals("symbiont train: " + message + ": --batch is the global batch, split evenly over the ranks; give a multiple of "
+                + message.substring(message.lastIndexOf(' ') + 1), r.err().strip().split("\n")[0].strip());
+        assertFalse(r.err().contains("mpirun"), "refused before starting the ranks: " + r.err());
+        assertFalse(Files.exists(out), "no work done");
     }
 }
