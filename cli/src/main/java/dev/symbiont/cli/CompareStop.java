@@ -1,7 +1,6 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.bench.compare.CompareRun;
-import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * same way and waits, up to two minutes, for its report.
  */
 final class CompareStop implements AutoCloseable {
-    private static final Signal INT = new Signal("INT");
     /** The exit code of an interrupted command, 128 + SIGINT. */
     static final int INTERRUPTED = 130;
 
@@ -37,7 +35,7 @@ final class CompareStop implements AutoCloseable {
             }
         }, "compare-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        this.previous = takeSigint();
+        this.previous = Sigint.take(this::press);
     }
 
     /** One Ctrl-C: the signal handler calls it. */
@@ -54,21 +52,8 @@ final class CompareStop implements AutoCloseable {
 
     @Override
     public void close() {
-        if (previous != null) Signal.handle(INT, previous);
+        Sigint.restore(previous);
         finished.countDown();
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running: it returns now that the report is written
-        }
-    }
-
-    /** The handler SIGINT had, or null where the JVM keeps it (-Xrs): the shutdown hook then serves alone. */
-    private SignalHandler takeSigint() {
-        try {
-            return Signal.handle(INT, signal -> press());
-        } catch (IllegalArgumentException reservedByTheJvm) {
-            return null;
-        }
+        Sigint.removeHook(hook);
     }
 }
