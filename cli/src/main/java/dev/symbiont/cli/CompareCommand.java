@@ -1,5 +1,6 @@
 package dev.symbiont.cli;
 
+import dev.symbiont.bench.compare.Charts;
 import dev.symbiont.bench.compare.CompareResults;
 import dev.symbiont.bench.compare.CompareRun;
 import dev.symbiont.bench.compare.LmFamily;
@@ -24,8 +25,9 @@ import java.util.concurrent.Callable;
 /**
  * {@code symbiont compare}: the seed articles' tables measured on this machine — roofline,
  * training and generation scaling per family, attention, scans, MoE, images and the profile —
- * written as results.json (after every measurement, so Ctrl-C keeps what was measured),
- * report.md, a self-contained report.html and charts/*.png.
+ * written as results.json (after every measurement, so an interrupted run keeps what it
+ * measured), report.md, a self-contained report.html and charts/*.png. Ctrl-C stops after the
+ * measurement in flight and writes the report of what was measured ({@link CompareStop}).
  */
 @Command(name = "compare", sortOptions = false,
         description = {"Measure the architecture families on this machine and write the seed articles' tables as a report with charts.",
@@ -64,23 +66,21 @@ final class CompareCommand implements Callable<Integer> {
         if (families != null) sizes = sizes.withFamilies(LmFamily.parse(families));
         Backend backend = backendName == null ? Backends.defaultBackend() : Backends.get(backendName);
         CompareRun.Options options = new CompareRun.Options(directory, sizes, only.stream().map(s -> s.trim().toLowerCase(Locale.ROOT)).toList(), resume);
+        Charts.prepare();
         try (CompareProgressBar progress = CompareProgressBar.create(System.out)) {
             CompareRun run = new CompareRun(backend, options, progress);
             RunInfo here = RunInfo.starting(backend, sizes.name());
             System.out.printf(Locale.ROOT, "compare: %d measurements on %s (%s, %d cores), %s sizes (about %s); results in %s%n", run.plan().size(),
                     here.backend(), here.cpu(), here.cores(), sizes.name(), quick ? "5 minutes" : "30 minutes", directory.toAbsolutePath());
-            Thread onInterrupt = new Thread(() -> interrupted(run, progress), "compare-interrupt");
-            Runtime.getRuntime().addShutdownHook(onInterrupt);
             long t0 = System.nanoTime();
             CompareResults results;
-            try {
+            try (CompareStop stop = new CompareStop(run)) {
                 results = run.run();
-            } finally {
-                Runtime.getRuntime().removeShutdownHook(onInterrupt);
             }
             progress.close();
-            System.out.printf(Locale.ROOT, "compare: done in %.1f min: %d points; wrote %s%n", (System.nanoTime() - t0) / 6e10, results.points().size(),
-                    written(directory));
+            System.out.printf(Locale.ROOT, "compare: %s in %.1f min: %d points; wrote %s%n", run.stopped() ? "interrupted" : "done",
+                    (System.nanoTime() - t0) / 6e10, results.points().size(), written(directory));
+            if (run.stopped()) return CompareStop.INTERRUPTED;
         }
         return 0;
     }
@@ -92,18 +92,6 @@ final class CompareCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "compare: rebuilt the report (%d sections, %d charts); wrote %s%n", report.sections().size(),
                 report.figures().size(), written(directory));
         return 0;
-    }
-
-    /** Ctrl-C: results.json already holds every finished measurement; the report is written from them before the process ends. */
-    private static void interrupted(CompareRun run, CompareProgressBar progress) {
-        progress.close();
-        try {
-            run.writePartialReport();
-            System.err.println("compare: interrupted; the report shows what was measured, results.json keeps it ("
-                    + "symbiont compare --resume measures the rest)");
-        } catch (IOException | RuntimeException e) {
-            System.err.println("compare: interrupted; results.json keeps what was measured, but the report could not be written: " + e.getMessage());
-        }
     }
 
     private static String written(Path directory) {

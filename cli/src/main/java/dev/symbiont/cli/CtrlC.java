@@ -2,7 +2,6 @@ package dev.symbiont.cli;
 
 import dev.symbiont.core.Scope;
 import dev.symbiont.train.Cancellation;
-import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 import java.util.concurrent.CountDownLatch;
@@ -23,7 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * files are written and its summary printed.
  */
 final class CtrlC {
-    private static final Signal INT = new Signal("INT");
 
     private final Cancellation cancellation;
     private final String command;
@@ -50,8 +48,7 @@ final class CtrlC {
             long step = cancellation.requestNow("interrupted");
             if (speaks) System.err.println(command + ": stopping now: no validation, the checkpoint is saved after "
                     + (step == 0 ? "the first step" : "step " + step));
-            SignalHandler jvm = previous;
-            if (jvm != null) Signal.handle(INT, jvm);
+            Sigint.restore(previous);
         }
     }
 
@@ -76,25 +73,11 @@ final class CtrlC {
             }
         }, "symbiont-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        previous = takeSigint();
+        previous = Sigint.take(this::press);
         return () -> {
-            SignalHandler jvm = previous;
-            if (jvm != null && presses.get() < 2) Signal.handle(INT, jvm);
+            if (presses.get() < 2) Sigint.restore(previous);
             finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // The hook is running: it returns now that the files are written.
-            }
+            Sigint.removeHook(hook);
         };
-    }
-
-    /** The handler SIGINT had, or null where the JVM does not let it be taken (-Xrs): the shutdown hook then serves alone. */
-    private SignalHandler takeSigint() {
-        try {
-            return Signal.handle(INT, signal -> press());
-        } catch (IllegalArgumentException reservedByTheJvm) {
-            return null;
-        }
     }
 }

@@ -1,7 +1,6 @@
 package dev.symbiont.cli;
 
 import dev.symbiont.core.distributed.mpi.MpiRun;
-import sun.misc.Signal;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -37,8 +36,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ul>
  */
 final class TrainLauncher {
-    private static final Signal INT = new Signal("INT");
-
     private TrainLauncher() {}
 
     /** Runs {@code args} (the train command's arguments, {@code --nproc} removed) on {@code ranks} ranks; returns the job's exit code. */
@@ -61,7 +58,7 @@ final class TrainLauncher {
         Thread out = pump(process.getInputStream(), System.out, null);
         Thread err = pump(process.getErrorStream(), System.err, report);
         AtomicInteger presses = new AtomicInteger();
-        Signal.handle(INT, s -> interrupt(process, presses.incrementAndGet()));
+        Sigint.take(() -> interrupt(process, presses.incrementAndGet()));
         Thread hook = new Thread(() -> { if (process.isAlive()) process.destroy(); }, "symbiont-launcher-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         int code = process.waitFor();

@@ -134,6 +134,15 @@ public final class Charts {
         return chart;
     }
 
+    /**
+     * Renders a tiny chart, so that Java2D and the fonts are loaded now: loading them registers
+     * shutdown hooks, which the JVM refuses once it is shutting down — when an interrupted run
+     * writes its report.
+     */
+    public static void prepare() {
+        png(lines("", "x", "y", List.of(new Line("", new double[] {1, 2}, new double[] {1, 2}))), 16, 16);
+    }
+
     /** The chart as PNG bytes of the given size. */
     public static byte[] png(JFreeChart chart, int width, int height) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -44,7 +44,7 @@ public final class CompareRun {
     private final Options options;
     private final CompareProgress progress;
     private final CompareResults results;
-    private volatile boolean finished;
+    private volatile boolean stopRequested;
 
     /** A run that continues the results already in the directory (none when it has no results.json). */
     public CompareRun(Backend backend, Options options, CompareProgress progress) throws IOException {
@@ -78,6 +78,7 @@ public final class CompareRun {
         MeasureContext context = new MeasureContext(backend, options.sizes(), results);
         try (var scope = Backends.use(backend)) {
             for (Suite.Measurement m : plan) {
+                if (stopRequested) break;
                 progress.started(m.label());
                 List<Point> points = measure(m, context, device);
                 points.forEach(results::put);
@@ -86,20 +87,20 @@ public final class CompareRun {
                 progress.finished(m.label(), outcome(points.getFirst()));
             }
         }
-        results.putRun(run.after((System.nanoTime() - t0) / 1e9, true));
+        results.putRun(run.after((System.nanoTime() - t0) / 1e9, !stopRequested));
         save();
         ReportWriter.write(results.snapshot(), options.directory());
-        finished = true;
         return results;
     }
 
     /**
-     * Writes the report from what has been measured so far, unless the run already wrote its
-     * own: what an interrupt does before the process ends.
+     * Asks the run to stop after the measurement in flight: it then saves, writes the report of
+     * what it measured and returns, its run marked incomplete. Any thread may call it (Ctrl-C does).
      */
-    public void writePartialReport() throws IOException {
-        if (!finished) ReportWriter.write(results.snapshot(), options.directory());
-    }
+    public void stop() { stopRequested = true; }
+
+    /** Whether {@link #stop} was called. */
+    public boolean stopped() { return stopRequested; }
 
     /** One measurement's points; a failure (an exception, running out of memory) becomes a noted missing point. */
     private static List<Point> measure(Suite.Measurement m, MeasureContext context, String device) {

@@ -68,6 +68,25 @@ class CompareRunTest {
     }
 
     @Test
+    void should_stop_after_the_measurement_in_flight_and_still_write_the_report(@TempDir Path dir) throws Exception {
+        CompareRun[] run = new CompareRun[1];
+        run[0] = new CompareRun(new CpuBackend(), tiny(dir, false), new CompareProgress() {
+            @Override public void planned(int total) { }
+            @Override public void started(String label) { }
+            @Override public void finished(String label, String outcome) { run[0].stop(); }   // Ctrl-C during the first measurement
+        });
+        CompareResults results = run[0].run();
+        assertTrue(run[0].stopped());
+        assertEquals(1, results.points().size(), "the measurement in flight finished, no other began");
+        RunInfo cpu = results.runs().getFirst();
+        assertFalse(cpu.complete(), "an interrupted run is marked incomplete");
+        assertEquals(results, ResultsJson.read(CompareRun.resultsFile(dir)));
+        assertTrue(Files.readString(dir.resolve("report.md")).contains("no (interrupted or running)"));
+        CompareRun resumed = new CompareRun(new CpuBackend(), tiny(dir, true), CompareProgress.SILENT);
+        assertEquals(run[0].plan().size() - 1, resumed.plan().size(), "resuming measures only what is missing");
+    }
+
+    @Test
     void should_refuse_an_unknown_suite_naming_the_known_ones(@TempDir Path dir) {
         var e = assertThrows(IllegalArgumentException.class, () -> new CompareRun.Options(dir, Sizes.tiny(), List.of("rooflines"), false));
         assertTrue(e.getMessage().contains("'rooflines'") && e.getMessage().contains("roofline, training"), e.getMessage());
