@@ -4,7 +4,7 @@
  * per size: warm-up, then ROUNDS rounds of (barrier, n iterations, the slowest rank's mean time);
  * prints the median round, which one stall of this process or its peer (a shared machine, a JIT
  * or GC thread on the Java side) does not move.
- * Build and run: benchmarks/mpi-allreduce.sh
+ * Argument: the largest size in bytes (default 64 MiB). Build and run: benchmarks/mpi-allreduce.sh
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long max = 64L << 20;
+    long max = argc > 1 ? atol(argv[1]) : 64L << 20;   /* the largest size, bytes */
     float *buf = malloc(max);
     for (long i = 0; i < max / 4; i++) buf[i] = 1.0f;
     for (long bytes = 8; bytes <= max; bytes *= 2) {
