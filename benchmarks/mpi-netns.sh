@@ -11,7 +11,7 @@
 # over the veth (--mca btl self,tcp --mca btl_tcp_if_include 10.77.0.0/24, and the same for the
 # runtime's own oob_tcp). Runs the C peer's sweep and MpiAllReduceReport's (ffm and tensor rows),
 # prints the bytes the veth carried, trains the GPT across the link (DataParallelScalingReport,
-# local,bucketed,single alternated), and ends with ScalingModelReport: the fitted t = alpha + beta*n
+# solo,local,bucketed,single alternated), and ends with ScalingModelReport: the fitted t = alpha + beta*n
 # of each path and the predicted weak-scaling efficiency of the shipped models at 8 .. 64 ranks
 # on the measured link and on 10 and 100 Gb/s links (a model, not a measurement; it reads the
 # one-rank step times from benchmarks/target/mpi-scaling.txt).
@@ -75,7 +75,7 @@ echo "# the veth carried $(( ($(tx_bytes) - before) / 1048576 )) MiB from $IP_A 
 
 if [ "${TRAIN:-1}" = 1 ]; then
   JVM_OPTS+=(-XX:ActiveProcessorCount=1)
-  mpi_java 2 "${NET[@]}" -- dev.symbiont.bench.DataParallelScalingReport gpt local,bucketed,single "${WARMUP:-3}" "${STEPS:-9}"
+  mpi_java 2 "${NET[@]}" -- dev.symbiont.bench.DataParallelScalingReport gpt solo,local,bucketed,single "${WARMUP:-3}" "${STEPS:-9}"
 fi
 
 if [ -f benchmarks/target/mpi-scaling.txt ]; then

@@ -15,13 +15,14 @@ import java.util.Map;
  * {@link #FIT_MAX_BYTES}), takes the
  * ring all-reduce of {@link RingAllReduceModel} with that α on the measured link and on 10 and
  * 100 Gb/s links, and for each of the main job's models ({@link MainJobModels}: parameters × 4
- * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport})
+ * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport},
+ * averaged over its {@code solo} and one-rank {@code local} rows)
  * prints the predicted weak-scaling efficiency with and without overlap of the all-reduce and
  * backward.
  *
- * <p>Arguments: the sweep's output file, the scaling report's output file (its {@code ranks=1
- * mode=local} rows, averaged per model), and which rows the projection uses ({@code tensor} by
- * default: the path training takes, staging and MPI thread included).
+ * <p>Arguments: the sweep's output file, the scaling report's output file, and which rows the
+ * projection uses ({@code tensor} by default: the path training takes, staging and MPI thread
+ * included).
  */
 public final class ScalingModelReport {
     static final int[] RANKS = {8, 16, 32, 64};
@@ -61,7 +62,7 @@ public final class ScalingModelReport {
         System.out.println("|---|---:|---:|---:|---|---:|---:|---:|---:|");
         for (MainJobModels family : MainJobModels.values()) {
             List<Map<String, String>> local = scaling.stream()
-                    .filter(r -> r.get("model").equals(family.flag()) && r.get("ranks").equals("1") && r.get("mode").equals("local")).toList();
+                    .filter(r -> r.get("model").equals(family.flag()) && oneRank(r)).toList();
             if (local.isEmpty()) continue;
             double step = local.stream().mapToDouble(r -> Double.parseDouble(r.get("step_ms"))).average().orElseThrow() / 1e3;
             double backward = local.stream().mapToDouble(r -> Double.parseDouble(r.get("backward_ms"))).average().orElseThrow() / 1e3;
@@ -81,6 +82,11 @@ public final class ScalingModelReport {
                 }
             }
         }
+    }
+
+    /** A one-rank step: a one-rank job's {@code local} row or a multi-rank job's {@code solo} row. */
+    static boolean oneRank(Map<String, String> row) {
+        return row.get("mode").equals("solo") || row.get("ranks").equals("1") && row.get("mode").equals("local");
     }
 
     /** The lines of {@code file} starting with {@code kind}, each as its {@code key=value} pairs. */
