@@ -16,7 +16,9 @@ import java.util.Map;
  * ring all-reduce of {@link RingAllReduceModel} with that α on the measured link and on 10 and
  * 100 Gb/s links, and for each of the main job's models ({@link MainJobModels}: parameters × 4
  * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport},
- * averaged over its {@code solo} and one-rank {@code local} rows)
+ * the mean of its {@code solo} rows, else of its one-rank {@code local} rows: the solo step is
+ * measured in the same job as the others and after their warm-up too, where a separate one-rank
+ * job of a few steps still runs partly uncompiled code)
  * prints the predicted weak-scaling efficiency with and without overlap of the all-reduce and
  * backward.
  *
@@ -61,8 +63,9 @@ public final class ScalingModelReport {
         System.out.println("| model | gradient MiB | step ms (1 rank) | backward ms | link | p | all-reduce ms | efficiency, no overlap | efficiency, overlap (bound) |");
         System.out.println("|---|---:|---:|---:|---|---:|---:|---:|---:|");
         for (MainJobModels family : MainJobModels.values()) {
-            List<Map<String, String>> local = scaling.stream()
-                    .filter(r -> r.get("model").equals(family.flag()) && oneRank(r)).toList();
+            List<Map<String, String>> mine = scaling.stream().filter(r -> r.get("model").equals(family.flag())).toList();
+            List<Map<String, String>> local = mine.stream().filter(r -> r.get("mode").equals("solo")).toList();
+            if (local.isEmpty()) local = mine.stream().filter(r -> r.get("ranks").equals("1") && r.get("mode").equals("local")).toList();
             if (local.isEmpty()) continue;
             double step = local.stream().mapToDouble(r -> Double.parseDouble(r.get("step_ms"))).average().orElseThrow() / 1e3;
             double backward = local.stream().mapToDouble(r -> Double.parseDouble(r.get("backward_ms"))).average().orElseThrow() / 1e3;
@@ -82,11 +85,6 @@ public final class ScalingModelReport {
                 }
             }
         }
-    }
-
-    /** A one-rank step: a one-rank job's {@code local} row or a multi-rank job's {@code solo} row. */
-    static boolean oneRank(Map<String, String> row) {
-        return row.get("mode").equals("solo") || row.get("ranks").equals("1") && row.get("mode").equals("local");
     }
 
     /** The lines of {@code file} starting with {@code kind}, each as its {@code key=value} pairs. */

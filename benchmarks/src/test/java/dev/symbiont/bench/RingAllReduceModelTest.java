@@ -86,8 +86,5 @@ class RingAllReduceModelTest {
     void reportRowsAreReadAsKeyValuePairs() {
         Map<String, String> row = ScalingModelReport.keyValues("allreduce impl=ffm ranks=2 bytes=4096 us=3.250 gbps=1.260");
         assertEquals(Map.of("impl", "ffm", "ranks", "2", "bytes", "4096", "us", "3.250", "gbps", "1.260"), row);
-        assertTrue(ScalingModelReport.oneRank(ScalingModelReport.keyValues("scaling model=gpt ranks=2 mode=solo step_ms=1")));
-        assertTrue(ScalingModelReport.oneRank(ScalingModelReport.keyValues("scaling model=gpt ranks=1 mode=local step_ms=1")));
-        assertTrue(!ScalingModelReport.oneRank(ScalingModelReport.keyValues("scaling model=gpt ranks=2 mode=local step_ms=1")));
     }
 }
