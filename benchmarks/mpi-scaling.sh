@@ -8,10 +8,12 @@
 # uses one core, 2 ranks the machine's two. mode=bucketed is DDP with its default caps (first bucket
 # 1 MiB, then 25 MiB) all-reduced while backward runs; mode=single puts every gradient in one bucket
 # (caps of 1 GiB) whose all-reduce starts when backward ends; mode=local on 2 ranks is the control:
-# the two ranks train side by side exchanging nothing, which is what the machine itself allows.
-# The three run in one job, their steps alternated round by round. Prints each run's rows, then
-# efficiency = t(1) / t(2), the control's t(1) / t(2, local) and the overlap gain
-# t(single) / t(bucketed) (of medians; the job's "paired" line has medians of per-round ratios).
+# the two ranks train side by side exchanging nothing, which is what the machine itself allows;
+# mode=solo is t(1) inside the 2-rank job: rank 0 trains alone while rank 1 sleeps. The four run
+# in one job, their steps alternated round by round, because this VM's speed drifts by up to 2x
+# between minutes; the separate 1-rank job is kept for reference. Prints each run's rows, then
+# efficiency = t(solo) / t(2), the control's t(solo) / t(2, local) and the overlap gain
+# t(single) / t(bucketed), each from the medians of the per-round ratios (the "paired" line).
 # The rows also go to benchmarks/target/mpi-scaling.txt, which mpi-netns.sh's scaling model reads.
 # Env: MODELS (default "gpt moe"), WARMUP (5), STEPS (15), NO_BUILD=1. Holds the shared Maven lock.
 . "$(dirname "$0")/mpi-common.sh"
@@ -26,20 +28,23 @@ rows=benchmarks/target/mpi-scaling.txt
 machine | tee -a "$rows"
 for model in $MODELS; do
   mpi_java 1 dev.symbiont.bench.DataParallelScalingReport "$model" local "$WARMUP" "$STEPS" | tee -a "$rows"
-  mpi_java 2 dev.symbiont.bench.DataParallelScalingReport "$model" local,bucketed,single "$WARMUP" "$STEPS" | tee -a "$rows"
+  mpi_java 2 dev.symbiont.bench.DataParallelScalingReport "$model" solo,local,bucketed,single "$WARMUP" "$STEPS" | tee -a "$rows"
 done
 
 python3 - "$rows" <<'PY'
 import sys
-t = {}
+one, paired = {}, {}
 for line in open(sys.argv[1]):
-    if line.startswith("scaling "):
-        kv = dict(w.split("=", 1) for w in line.split()[1:])
-        t[(kv["model"], kv["ranks"], kv["mode"])] = float(kv["step_ms"])
-for model in dict.fromkeys(m for m, _, _ in t):
-    one = t.get((model, "1", "local"))
-    two = {mode: t.get((model, "2", mode)) for mode in ("local", "bucketed", "single")}
-    if one and all(two.values()):
-        print(f"efficiency model={model} bucketed={one / two['bucketed']:.3f} single={one / two['single']:.3f} "
-              f"side_by_side_control={one / two['local']:.3f} overlap_gain={two['single'] / two['bucketed']:.3f}")
+    words = line.split()
+    if not words or words[0] not in ("scaling", "paired"):
+        continue
+    kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+    if words[0] == "scaling" and kv["ranks"] == "1":
+        one[kv["model"]] = float(kv["step_ms"])
+    elif words[0] == "paired":
+        paired[kv["model"]] = {k: float(v) for k, v in kv.items() if "_over_" in k}
+for model, r in paired.items():
+    print(f"efficiency model={model} bucketed={1 / r['bucketed_over_solo']:.3f} single={1 / r['single_over_solo']:.3f} "
+          f"side_by_side_control={1 / r['local_over_solo']:.3f} overlap_gain={r['single_over_bucketed']:.3f} "
+          f"(per-round ratios to solo, the same job)")
 PY

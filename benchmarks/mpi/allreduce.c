@@ -4,11 +4,12 @@
  * per size: warm-up, then ROUNDS rounds of (barrier, n iterations, the slowest rank's mean time);
  * prints the median round, which one stall of this process or its peer (a shared machine, a JIT
  * or GC thread on the Java side) does not move.
- * Build and run: benchmarks/mpi-allreduce.sh
+ * Argument: the largest size in bytes (default 64 MiB). Build and run: benchmarks/mpi-allreduce.sh
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ROUNDS 3
 
@@ -29,11 +30,15 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    /* Argument 2 "serialized": initialise as the Java binding does (its MPI thread needs MPI_THREAD_SERIALIZED). */
+    int provided, serialized = argc > 2 && strcmp(argv[2], "serialized") == 0;
+    const char *impl = serialized ? "c-serialized" : "c";
+    if (serialized) MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    else MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long max = 64L << 20;
+    long max = argc > 1 ? atol(argv[1]) : 64L << 20;   /* the largest size, bytes */
     float *buf = malloc(max);
     for (long i = 0; i < max / 4; i++) buf[i] = 1.0f;
     for (long bytes = 8; bytes <= max; bytes *= 2) {
@@ -48,7 +53,7 @@ int main(int argc, char **argv) {
             MPI_Reduce(&mine, &rounds[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         }
         double slowest = median(rounds, ROUNDS);
-        if (rank == 0) printf("allreduce impl=c ranks=%d bytes=%ld us=%.3f gbps=%.3f\n", size, bytes, slowest * 1e6, bytes / slowest / 1e9);
+        if (rank == 0) printf("allreduce impl=%s ranks=%d bytes=%ld us=%.3f gbps=%.3f\n", impl, size, bytes, slowest * 1e6, bytes / slowest / 1e9);
     }
     free(buf);
     MPI_Finalize();

@@ -9,6 +9,7 @@ import dev.symbiont.nn.parallel.DistributedDataParallel;
 import dev.symbiont.optim.AdamW;
 import dev.symbiont.optim.GradClip;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 
@@ -18,7 +19,10 @@ import java.util.Random;
  * with AdamW and clipping as {@code symbiont train} does, the MoE model's load-balancing loss
  * added to the task loss. Modes:
  * <ul>
- * <li>{@code local}: no {@link DistributedDataParallel} (the single-rank baseline);
+ * <li>{@code local}: no {@link DistributedDataParallel} (the single-rank baseline; on several
+ * ranks the side-by-side control, see below);
+ * <li>{@code solo}: on several ranks, rank 0 takes a {@code local} step while the others sleep,
+ * the one-rank time measured inside the multi-rank job;
  * <li>{@code bucketed}: DDP with its default caps (first bucket 1 MiB, then 25 MiB), buckets
  * all-reduced while backward runs;
  * <li>{@code single}: DDP with both caps at 1 GiB, so all gradients sit in one bucket whose
@@ -57,14 +61,14 @@ public final class DataParallelScalingReport {
         for (int m = 0; m < modes.length; m++) runs[m] = new Run(modes[m], family.create(17), world);
         Tensor[][] batches = batches(new Random(1000 + world.rank()));
         for (int i = 0; i < warmup; i++) {
-            for (Run r : runs) step(r, batches[i % DISTINCT_BATCHES], new double[4]);
+            for (Run r : runs) r.step(world, batches[i % DISTINCT_BATCHES], new double[4]);
         }
         double[][] totals = new double[modes.length][steps];
         double[][][] phases = new double[modes.length][4][steps];
         for (int i = 0; i < steps; i++) {
             for (int m = 0; m < modes.length; m++) {   // round-robin: every mode sees the same minutes of this machine
                 double[] p = new double[4];
-                totals[m][i] = step(runs[m], batches[i % DISTINCT_BATCHES], p);
+                totals[m][i] = runs[m].step(world, batches[i % DISTINCT_BATCHES], p);
                 for (int k = 0; k < 4; k++) phases[m][k][i] = p[k];
             }
         }
@@ -79,7 +83,7 @@ public final class DataParallelScalingReport {
                             + "sync_ms=%.1f optimizer_ms=%.1f tokens_per_s=%.0f%n",
                     family.flag(), world.size(), r.mode, r.ddp == null ? 0 : r.ddp.bucketAssignment().size(), r.model.parameterCount(), step,
                     BestOfThree.median(phases[m][0]), BestOfThree.median(phases[m][1]), BestOfThree.median(phases[m][2]),
-                    BestOfThree.median(phases[m][3]), world.size() * (double) MainJobModels.BATCH * MainJobModels.CONTEXT / step * 1e3);
+                    BestOfThree.median(phases[m][3]), (r.mode.equals("solo") ? 1 : world.size()) * (double) MainJobModels.BATCH * MainJobModels.CONTEXT / step * 1e3);
         }
         if (world.rank() == 0 && modes.length > 1) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "paired model=%s ranks=%d", family.flag(), world.size()));
@@ -107,17 +111,49 @@ public final class DataParallelScalingReport {
             this.mode = mode;
             this.model = model;
             this.ddp = switch (mode) {
-                case "local" -> null;
+                case "local", "solo" -> null;
                 case "bucketed" -> DistributedDataParallel.wrap(model, world);
                 case "single" -> DistributedDataParallel.builder(model, world).bucketCapMb(ONE_BUCKET_MB).firstBucketCapMb(ONE_BUCKET_MB).build();
-                default -> throw new IllegalArgumentException("mode must be local, bucketed or single, got '" + mode + "'");
+                default -> throw new IllegalArgumentException("mode must be local, solo, bucketed or single, got '" + mode + "'");
             };
             this.optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(1e-3).betas(0.9, 0.99));
+        }
+
+        /** Milliseconds rank 0 took for its last solo steps: the other ranks sleep about that long. */
+        private double soloMillis;
+
+        /**
+         * One step of this mode; its milliseconds, the phases' in {@code phases}. In {@code solo}
+         * only rank 0 trains (0 ms elsewhere): the others sleep for about its previous step, so
+         * they neither compute nor spin in MPI meanwhile, then meet it at a barrier.
+         */
+        double step(Communicator world, Tensor[] batch, double[] phases) {
+            if (!mode.equals("solo")) return DataParallelScalingReport.step(this, batch, phases);
+            double millis = 0;
+            if (world.rank() == 0) {
+                millis = DataParallelScalingReport.step(this, batch, phases);
+            } else {
+                Arrays.fill(phases, 0);
+                sleep(0.9 * soloMillis);
+            }
+            world.barrier();
+            double[] shared = {millis};
+            world.allReduce(shared, Reduction.MAX);
+            soloMillis = shared[0];
+            return millis;
+        }
+
+        private static void sleep(double millis) {
+            try {
+                Thread.sleep((long) millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
     /** One training step; returns its milliseconds and leaves forward, backward, sync and optimizer milliseconds in {@code phases}. */
-    private static double step(Run run, Tensor[] batch, double[] phases) {
+    static double step(Run run, Tensor[] batch, double[] phases) {
         Gpt model = run.model;
         DistributedDataParallel ddp = run.ddp;
         AdamW optimizer = run.optimizer;

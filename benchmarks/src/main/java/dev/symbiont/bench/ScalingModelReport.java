@@ -15,13 +15,16 @@ import java.util.Map;
  * {@link #FIT_MAX_BYTES}), takes the
  * ring all-reduce of {@link RingAllReduceModel} with that α on the measured link and on 10 and
  * 100 Gb/s links, and for each of the main job's models ({@link MainJobModels}: parameters × 4
- * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport})
+ * bytes of gradients; the one-rank step and backward times of {@link DataParallelScalingReport},
+ * the mean of its {@code solo} rows, else of its one-rank {@code local} rows: the solo step is
+ * measured in the same job as the others and after their warm-up too, where a separate one-rank
+ * job of a few steps still runs partly uncompiled code)
  * prints the predicted weak-scaling efficiency with and without overlap of the all-reduce and
  * backward.
  *
- * <p>Arguments: the sweep's output file, the scaling report's output file (its {@code ranks=1
- * mode=local} rows, averaged per model), and which rows the projection uses ({@code tensor} by
- * default: the path training takes, staging and MPI thread included).
+ * <p>Arguments: the sweep's output file, the scaling report's output file, and which rows the
+ * projection uses ({@code tensor} by default: the path training takes, staging and MPI thread
+ * included).
  */
 public final class ScalingModelReport {
     static final int[] RANKS = {8, 16, 32, 64};
@@ -60,8 +63,9 @@ public final class ScalingModelReport {
         System.out.println("| model | gradient MiB | step ms (1 rank) | backward ms | link | p | all-reduce ms | efficiency, no overlap | efficiency, overlap (bound) |");
         System.out.println("|---|---:|---:|---:|---|---:|---:|---:|---:|");
         for (MainJobModels family : MainJobModels.values()) {
-            List<Map<String, String>> local = scaling.stream()
-                    .filter(r -> r.get("model").equals(family.flag()) && r.get("ranks").equals("1") && r.get("mode").equals("local")).toList();
+            List<Map<String, String>> mine = scaling.stream().filter(r -> r.get("model").equals(family.flag())).toList();
+            List<Map<String, String>> local = mine.stream().filter(r -> r.get("mode").equals("solo")).toList();
+            if (local.isEmpty()) local = mine.stream().filter(r -> r.get("ranks").equals("1") && r.get("mode").equals("local")).toList();
             if (local.isEmpty()) continue;
             double step = local.stream().mapToDouble(r -> Double.parseDouble(r.get("step_ms"))).average().orElseThrow() / 1e3;
             double backward = local.stream().mapToDouble(r -> Double.parseDouble(r.get("backward_ms"))).average().orElseThrow() / 1e3;
