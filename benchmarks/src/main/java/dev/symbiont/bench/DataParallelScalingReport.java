@@ -4,6 +4,7 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.distributed.Communicator;
 import dev.symbiont.core.distributed.Communicators;
 import dev.symbiont.core.distributed.Reduction;
+import dev.symbiont.core.distributed.mpi.MpiCommunicator;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.nn.parallel.DistributedDataParallel;
 import dev.symbiont.optim.AdamW;
@@ -26,7 +27,10 @@ import java.util.Random;
  * <li>{@code bucketed}: DDP with its default caps (first bucket 1 MiB, then 25 MiB), buckets
  * all-reduced while backward runs;
  * <li>{@code single}: DDP with both caps at 1 GiB, so all gradients sit in one bucket whose
- * all-reduce starts when backward has produced the last gradient: one all-reduce after backward.
+ * all-reduce starts when backward has produced the last gradient: one all-reduce after backward;
+ * <li>{@code bucketed-block}, {@code single-block}: the same, the MPI thread waiting in the busy
+ * {@code MPI_Allreduce} instead of testing {@code MPI_Iallreduce} with backoff
+ * ({@code -Dsymbiont.mpi.wait=block}, set for that mode's steps).
  * </ul>
  * A step is timed from the forward to the optimizer's zeroGrad and the loss read back; the
  * job's time for a step is the slowest rank's, and the report is the median over the measured
@@ -112,9 +116,9 @@ public final class DataParallelScalingReport {
             this.model = model;
             this.ddp = switch (mode) {
                 case "local", "solo" -> null;
-                case "bucketed" -> DistributedDataParallel.wrap(model, world);
-                case "single" -> DistributedDataParallel.builder(model, world).bucketCapMb(ONE_BUCKET_MB).firstBucketCapMb(ONE_BUCKET_MB).build();
-                default -> throw new IllegalArgumentException("mode must be local, solo, bucketed or single, got '" + mode + "'");
+                case "bucketed", "bucketed-block" -> DistributedDataParallel.wrap(model, world);
+                case "single", "single-block" -> DistributedDataParallel.builder(model, world).bucketCapMb(ONE_BUCKET_MB).firstBucketCapMb(ONE_BUCKET_MB).build();
+                default -> throw new IllegalArgumentException("mode must be local, solo, bucketed, single, bucketed-block or single-block, got '" + mode + "'");
             };
             this.optimizer = new AdamW(model.parameterGroups(0.1), AdamW.options(1e-3).betas(0.9, 0.99));
         }
@@ -128,6 +132,7 @@ public final class DataParallelScalingReport {
          * they neither compute nor spin in MPI meanwhile, then meet it at a barrier.
          */
         double step(Communicator world, Tensor[] batch, double[] phases) {
+            System.setProperty(MpiCommunicator.WAIT_PROPERTY, mode.endsWith("-block") ? "block" : "poll");
             if (!mode.equals("solo")) return DataParallelScalingReport.step(this, batch, phases);
             double millis = 0;
             if (world.rank() == 0) {

@@ -20,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code train --nproc 2}: a launcher JVM that starts two ranks through mpirun, as a user runs it.
@@ -29,8 +28,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * that a failure).
  */
 class TrainNprocTest {
-    /** Options that make each JVM of a job start fast and small; the launcher passes them on to the ranks. */
-    private static final List<String> FAST_JVM = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC", "-Xmx512m");
+    private static final List<String> FAST_JVM = NprocJobs.FAST_JVM;
     private static final List<String> TINY = List.of("--batch", "8", "--context", "16", "--d-model", "32", "--layers", "1", "--heads", "2",
             "--minutes", "30", "--backend", "cpu");
 
@@ -42,11 +40,7 @@ class TrainNprocTest {
 
     @BeforeEach
     void needsMpirun() throws IOException {
-        boolean present = MpiRun.find("mpirun", System.getenv("PATH")).isPresent();
-        if (!present && "required".equals(System.getenv("SYMBIONT_MPI_TESTS"))) {
-            fail("mpirun not found but SYMBIONT_MPI_TESTS=required: install openmpi-bin (apt-get install openmpi-bin libopenmpi-dev)");
-        }
-        assumeTrue(present, "mpirun not found: install openmpi-bin (Debian/Ubuntu: apt-get install openmpi-bin) to run the --nproc tests");
+        NprocJobs.requireMpirun();
         corpus = dir.resolve("corpus.txt");
         Files.writeString(corpus, "the cat sat on the mat. the dog sat on the log. ".repeat(60));
     }
@@ -63,7 +57,7 @@ class TrainNprocTest {
         return args;
     }
 
-    private static int count(String text, String part) { return text.split(Pattern.quote(part), -1).length - 1; }
+    private static int count(String text, String part) { return NprocJobs.count(text, part); }
 
     @Test
     void two_ranks_reach_the_model_one_rank_reaches_on_the_same_global_batch_write_the_run_once_and_resume() throws Exception {

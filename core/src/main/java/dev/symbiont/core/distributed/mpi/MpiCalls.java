@@ -34,6 +34,7 @@ final class MpiCalls {
     private final MethodHandle initThread, initialized, finalized, finalizeCall, abort;
     private final MethodHandle commRank, commSize, commSetErrhandler, errorString, libraryVersion;
     private final MethodHandle allreduce, bcast, allgather, reduceScatterBlock, barrier;
+    private final MethodHandle iallreduce, test;
 
     MpiCalls(MpiLibrary lib) {
         // int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -58,6 +59,11 @@ final class MpiCalls {
         reduceScatterBlock = lib.function("MPI_Reduce_scatter_block",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         barrier = lib.function("MPI_Barrier", INT_OF_POINTER);
+        // int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *)
+        iallreduce = lib.function("MPI_Iallreduce",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        // int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+        test = lib.function("MPI_Test", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
 
     /** {@code MPI_Get_library_version}: callable before {@code MPI_Init}, names the implementation. */
@@ -102,6 +108,24 @@ final class MpiCalls {
     /** {@code MPI_Allreduce(MPI_IN_PLACE, buffer, count, type, op, comm)}. */
     void allReduceInPlace(MemorySegment buffer, int count, MemorySegment type, MemorySegment op, MemorySegment comm) {
         checked("MPI_Allreduce", () -> (int) allreduce.invokeExact(OpenMpiHandles.IN_PLACE, buffer, count, type, op, comm));
+    }
+
+    /**
+     * {@code MPI_Iallreduce(MPI_IN_PLACE, buffer, count, type, op, comm, request)}: starts the
+     * reduction and stores its request handle in {@code request} (a pointer-sized slot).
+     */
+    void allReduceInPlaceStart(MemorySegment buffer, int count, MemorySegment type, MemorySegment op, MemorySegment comm,
+                               MemorySegment request) {
+        checked("MPI_Iallreduce", () -> (int) iallreduce.invokeExact(OpenMpiHandles.IN_PLACE, buffer, count, type, op, comm, request));
+    }
+
+    /**
+     * {@code MPI_Test(request, &flag, MPI_STATUS_IGNORE)}: drives MPI's progress once and says
+     * whether the request completed (MPI then frees it and resets the slot).
+     */
+    boolean test(MemorySegment request, MemorySegment flag) {
+        checked("MPI_Test", () -> (int) test.invokeExact(request, flag, OpenMpiHandles.STATUS_IGNORE));
+        return flag.get(JAVA_INT, 0) != 0;
     }
 
     /** {@code MPI_Bcast(buffer, count, type, root, comm)}. */

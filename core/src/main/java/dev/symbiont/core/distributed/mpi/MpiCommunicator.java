@@ -7,6 +7,7 @@ import dev.symbiont.core.distributed.HostBuffers;
 import dev.symbiont.core.distributed.Reduction;
 import dev.symbiont.core.distributed.Work;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -29,7 +30,9 @@ import java.util.function.Consumer;
  * <p>A collective that has not completed within the timeout (five minutes, or
  * {@code -Dsymbiont.distributed.timeout=PT30S}) ends the job: one line naming this rank, the
  * collective and the timeout goes to standard error and {@code MPI_Abort} brings every rank
- * down. {@link #close()} finalises MPI after the outstanding calls; a shutdown hook does it for
+ * down. A tensor all-reduce is started with {@code MPI_Iallreduce} and tested with backoff rather
+ * than waited for in a busy {@code MPI_Allreduce}, so the MPI thread leaves the cores to the
+ * compute it overlaps; {@code -Dsymbiont.mpi.wait=block} asks for the blocking call. {@link #close()} finalises MPI after the outstanding calls; a shutdown hook does it for
  * a process that exits without closing.
  */
 public final class MpiCommunicator implements Communicator {
@@ -37,6 +40,8 @@ public final class MpiCommunicator implements Communicator {
     public static final String TIMEOUT_PROPERTY = "symbiont.distributed.timeout";
     /** How long a collective may take before the job is aborted, unless configured otherwise. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+    /** The system property choosing how the MPI thread waits for a tensor all-reduce: {@code poll} (default) or {@code block}. */
+    public static final String WAIT_PROPERTY = "symbiont.mpi.wait";
     /** The exit code of a job aborted by the timeout (that of coreutils' {@code timeout}). */
     public static final int TIMEOUT_EXIT_CODE = 124;
 
@@ -113,9 +118,23 @@ public final class MpiCommunicator implements Communicator {
         HostBuffers.checkAllReduce(buffer, op);
         int count = buffer.numel();
         MemorySegment type = handles.datatype(buffer.dtype()), mpiOp = handles.op(op);
+        MpiWait wait = MpiWait.current();
         return start("allReduce", buffer, op, -1, bytes(buffer), s -> HostBuffers.download(buffer, s),
-                s -> mpi.allReduceInPlace(s, count, type, mpiOp, handles.commWorld()),
+                s -> allReduceInPlace(s, count, type, mpiOp, wait),
                 reducedInto(buffer, op, count));
+    }
+
+    /** The tensor all-reduce on the MPI thread, waited for as {@code wait} says. */
+    private void allReduceInPlace(MemorySegment s, int count, MemorySegment type, MemorySegment op, MpiWait wait) {
+        if (wait == MpiWait.BLOCK) {
+            mpi.allReduceInPlace(s, count, type, op, handles.commWorld());
+            return;
+        }
+        try (Arena slots = Arena.ofConfined()) {
+            MemorySegment request = slots.allocate(ValueLayout.ADDRESS), flag = slots.allocate(ValueLayout.JAVA_INT);
+            mpi.allReduceInPlaceStart(s, count, type, op, handles.commWorld(), request);
+            MpiWait.pollUntil(() -> mpi.test(request, flag));
+        }
     }
 
     @Override

@@ -27,6 +27,8 @@ record OpenMpiHandles(MemorySegment commWorld, MemorySegment float32, MemorySegm
                       MemorySegment errorsReturn) {
     /** {@code MPI_IN_PLACE}: Open MPI's {@code ((void *) 1)}. */
     static final MemorySegment IN_PLACE = MemorySegment.ofAddress(1);
+    /** {@code MPI_STATUS_IGNORE}: Open MPI's {@code ((MPI_Status *) 0)}. */
+    static final MemorySegment STATUS_IGNORE = MemorySegment.NULL;
 
     /**
      * Open MPI's handles in {@code library}, whose {@code MPI_Get_library_version} said
