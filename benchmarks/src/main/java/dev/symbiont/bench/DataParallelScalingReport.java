@@ -28,8 +28,8 @@ import java.util.Random;
  * all-reduced while backward runs;
  * <li>{@code single}: DDP with both caps at 1 GiB, so all gradients sit in one bucket whose
  * all-reduce starts when backward has produced the last gradient: one all-reduce after backward;
- * <li>{@code bucketed-block}, {@code single-block}: the same, the MPI thread waiting in the busy
- * {@code MPI_Allreduce} instead of testing {@code MPI_Iallreduce} with backoff
+ * <li>{@code bucketed-block}, {@code single-block}: the same, the MPI thread waiting in the
+ * spinning {@code MPI_Allreduce} instead of testing an {@code MPI_Iallreduce} with backoff
  * ({@code -Dsymbiont.mpi.wait=block}, set for that mode's steps).
  * </ul>
  * A step is timed from the forward to the optimizer's zeroGrad and the loss read back; the
@@ -72,6 +72,9 @@ public final class DataParallelScalingReport {
         for (int i = 0; i < steps; i++) {
             for (int m = 0; m < modes.length; m++) {   // round-robin: every mode sees the same minutes of this machine
                 double[] p = new double[4];
+                // Untimed: the ranks start each step together, so a mode does not pay for the skew the one before it left
+                // (local steps end unsynchronised, and the next mode's first all-reduce would absorb the difference).
+                world.barrier();
                 totals[m][i] = runs[m].step(world, batches[i % DISTINCT_BATCHES], p);
                 for (int k = 0; k < 4; k++) phases[m][k][i] = p[k];
             }

@@ -31,8 +31,8 @@ import java.util.function.Consumer;
  * {@code -Dsymbiont.distributed.timeout=PT30S}) ends the job: one line naming this rank, the
  * collective and the timeout goes to standard error and {@code MPI_Abort} brings every rank
  * down. A tensor all-reduce is started with {@code MPI_Iallreduce} and tested with backoff rather
- * than waited for in a busy {@code MPI_Allreduce}, so the MPI thread leaves the cores to the
- * compute it overlaps; {@code -Dsymbiont.mpi.wait=block} asks for the blocking call. {@link #close()} finalises MPI after the outstanding calls; a shutdown hook does it for
+ * than waited for in the spinning {@code MPI_Allreduce}, so the MPI thread leaves the cores to
+ * the compute it overlaps; {@code -Dsymbiont.mpi.wait=block} asks for the blocking call. {@link #close()} finalises MPI after the outstanding calls; a shutdown hook does it for
  * a process that exits without closing.
  */
 public final class MpiCommunicator implements Communicator {

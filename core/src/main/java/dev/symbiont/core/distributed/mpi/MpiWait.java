@@ -6,12 +6,14 @@ import java.util.function.BooleanSupplier;
 
 /**
  * How the MPI thread waits for a tensor all-reduce, chosen by {@value #PROPERTY}. Open MPI's
- * blocking {@code MPI_Allreduce} polls without rest until the slowest rank arrives; on a machine
- * with a core per compute thread that takes a core away from the very backward pass the
- * all-reduce was started to overlap. {@link #POLL} starts the reduction with {@code MPI_Iallreduce}
- * and tests it, spinning for the first {@value #SPIN_NANOS} ns (a small message completes in
- * that time) and then sleeping between tests, the sleep doubling up to {@value #MAX_SLEEP_NANOS}
- * ns, which bounds the latency it adds to a large message.
+ * blocking {@code MPI_Allreduce} polls without rest until the slowest rank arrives, which on a
+ * machine with a core per compute thread competes with the backward pass it overlaps.
+ * {@link #POLL} starts the reduction with {@code MPI_Iallreduce} and tests it, spinning for the
+ * first {@value #SPIN_NANOS} ns (a small message completes in that time) and then sleeping
+ * between tests, the sleep doubling up to {@value #MAX_SLEEP_NANOS} ns. Measured on 2 cores
+ * (docs/benchmarks.md), polling halves a lone all-reduce's bandwidth but makes the overlapped
+ * training step faster, which is what the thread is for: {@link #POLL} is the default,
+ * {@link #BLOCK} the choice for a program that all-reduces without computing meanwhile.
  */
 enum MpiWait {
     /** {@code MPI_Allreduce}: the least latency; the MPI thread stays busy until the reduction is done. */

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The communicator conformance checks on {@link MpiCommunicator}: an mpirun job of two and of
- * three processes (and of two whose all-reduce blocks in {@code MPI_Allreduce} instead of polling
- * {@code MPI_Iallreduce}), each running every {@link CollectiveChecks} check through
+ * three processes (and of two whose all-reduce blocks in {@code MPI_Allreduce} instead of
+ * polling {@code MPI_Iallreduce}), each running every {@link CollectiveChecks} check through
  * {@code Communicators.world()} ({@link MpiConformanceMain}); the job must exit 0 with every
  * rank's "checks passed" line.
  */
