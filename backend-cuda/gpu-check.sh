@@ -81,9 +81,9 @@ run() {
   local nccl=(java "${jvm[@]}" -Dsymbiont.distributed.timeout=PT30S -cp "$cp" dev.symbiont.cuda.device.NcclDeviceCheck /tmp/gpu-check-nccl)
   rm -rf /tmp/gpu-check-nccl
   if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ] && command -v mpirun >/dev/null; then
-    timeout 60 mpirun --allow-run-as-root --bind-to none -np 2 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
+    timeout 45 mpirun --allow-run-as-root --bind-to none -np 2 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
   else
-    timeout 60 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
+    timeout 45 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
   fi
   grep -E "^(nccl|checks|FAIL)" "$out/nccl.log" >> "$report" || tail -5 "$out/nccl.log" >> "$report"
   cat "$report"

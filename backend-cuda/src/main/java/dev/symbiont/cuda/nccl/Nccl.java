@@ -5,7 +5,7 @@ import dev.symbiont.cuda.driver.Driver;
 /**
  * The NCCL functions {@link NcclCommunicator} calls, in C's shape: device buffers as addresses,
  * counts in elements, enums as {@code int} ({@link NcclTypes}), a communicator as the address
- * {@code ncclCommInitRank} returned. {@link NcclCalls} binds them in {@code libnccl.so.2}; tests
+ * {@code ncclCommInitRank} returned. {@code NcclCalls} binds them in {@code libnccl.so.2}; tests
  * give the communicator a fake over the PTX interpreter's device memory.
  *
  * <p>The functions that produce a value throw {@link NcclException} when NCCL fails; the others

@@ -12,6 +12,7 @@ import dev.symbiont.core.distributed.mpi.MpiCommunicator;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.CudaStorage;
 import dev.symbiont.cuda.driver.Driver;
+import dev.symbiont.cuda.jcuda.JCudaDriver;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -76,8 +77,8 @@ public final class NcclCommunicator implements Communicator {
     /**
      * NCCL over {@code bootstrap} for {@code backend}'s device, with the library of {@link NcclLibrary#here()}
      * and the timeout of {@value MpiCommunicator#TIMEOUT_PROPERTY}. Every rank of the bootstrap
-     * calls it; when any rank cannot open NCCL every rank gets an {@link IllegalStateException}
-     * (the failing one naming the places searched), so none is left waiting.
+     * calls it; when any rank cannot open NCCL (or its backend runs on no GPU) every rank gets an
+     * {@link IllegalStateException}, the failing one naming the places searched, so none is left waiting.
      */
     public static NcclCommunicator create(Communicator bootstrap, CudaBackend backend) {
         Duration timeout = MpiCommunicator.timeout(System.getProperty(MpiCommunicator.TIMEOUT_PROPERTY));
@@ -85,6 +86,10 @@ public final class NcclCommunicator implements Communicator {
         String failure = null;
         try {
             nccl = NcclLibrary.here().open();
+            if (!(backend.driver() instanceof JCudaDriver)) {
+                nccl = null;
+                failure = "NCCL moves GPU memory; " + backend + " is no GPU";
+            }
         } catch (RuntimeException e) {
             failure = e.getMessage();
         }
