@@ -78,7 +78,8 @@ run() {
 
   # NcclLibrary finds the nvidia-nccl wheel (torch's) by itself; 2 ranks need 2 GPUs and Open MPI's mpirun.
   echo "## 4. NCCL via java.lang.foreign: communicator checks and all-reduce bandwidth" >> "$report"
-  local nccl=(java "${jvm[@]}" -Dsymbiont.distributed.timeout=PT30S -cp "$cp" dev.symbiont.cuda.device.NcclDeviceCheck /tmp/gpu-check-nccl)
+  # the checks assert with JUnit, which the console launcher jar carries
+  local nccl=(java "${jvm[@]}" -Dsymbiont.distributed.timeout=PT30S -cp "$cp:$dir/junit-console.jar" dev.symbiont.cuda.device.NcclDeviceCheck /tmp/gpu-check-nccl)
   rm -rf /tmp/gpu-check-nccl
   if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ] && command -v mpirun >/dev/null; then
     timeout 45 mpirun --allow-run-as-root --bind-to none -np 2 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
