@@ -7,7 +7,9 @@
 #                                       within 8 minutes, (1) the conformance kit on the real `cuda` backend,
 #                                       (2) 100 GPT training steps with device memory sampled (flat after warm-up?),
 #                                       (3) GEMM fp32/TF32/bf16, n = 1024..8192, through the backend's BLAS route
-#                                       next to torch.matmul on the same GPU; results in $OUT/gpu-check.txt
+#                                       next to torch.matmul on the same GPU, (4) NCCL through libnccl.so.2: the
+#                                       communicator checks (2 ranks under mpirun with >= 2 GPUs, else 1 rank) and
+#                                       an all-reduce bandwidth line; results in $OUT/gpu-check.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -73,6 +75,18 @@ run() {
   timeout 90 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.GemmBenchmark > "$out/gemm-symbiont.txt" 2>&1 || true
   timeout 60 python3 "$here/gpu-check/gemm_torch.py" > "$out/gemm-torch.txt" 2>&1 || true
   python3 "$here/gpu-check/gemm_table.py" "$out/gemm-symbiont.txt" "$out/gemm-torch.txt" >> "$report" || true
+
+  # NcclLibrary finds the nvidia-nccl wheel (torch's) by itself; 2 ranks need 2 GPUs and Open MPI's mpirun.
+  echo "## 4. NCCL via java.lang.foreign: communicator checks and all-reduce bandwidth" >> "$report"
+  # the checks assert with JUnit, which the console launcher jar carries
+  local nccl=(java "${jvm[@]}" -Dsymbiont.distributed.timeout=PT30S -cp "$cp:$dir/junit-console.jar" dev.symbiont.cuda.device.NcclDeviceCheck /tmp/gpu-check-nccl)
+  rm -rf /tmp/gpu-check-nccl
+  if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ] && command -v mpirun >/dev/null; then
+    timeout 45 mpirun --allow-run-as-root --bind-to none -np 2 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
+  else
+    timeout 45 "${nccl[@]}" > "$out/nccl.log" 2>&1 || echo "nccl check exited $?" >> "$report"
+  fi
+  grep -E "^(nccl|checks|FAIL)" "$out/nccl.log" >> "$report" || tail -5 "$out/nccl.log" >> "$report"
   cat "$report"
 }
 

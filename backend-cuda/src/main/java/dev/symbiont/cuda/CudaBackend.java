@@ -71,12 +71,16 @@ public final class CudaBackend implements Backend {
 
     // ---- what the op groups share --------------------------------------------------------------
 
-    /** Makes this device current on the calling thread; every entry point calls it first. */
-    void enter() { driver.makeCurrent(ordinal); }
+    /** Makes this device current on the calling thread; every entry point (and a library using the device) calls it first. */
+    public void enter() { driver.makeCurrent(ordinal); }
 
     Kernels kernels() { return kernels; }
 
-    Driver.Stream stream() { return stream; }
+    /**
+     * The stream every op of this backend is queued on, in order: a library with its own stream
+     * (NCCL) records an event here and waits for it, so it sees what the ops before it wrote.
+     */
+    public Driver.Stream stream() { return stream; }
 
     DeviceErrors errors() { return errors; }
 

@@ -86,13 +86,14 @@ public record CublasLibrarySearch(List<String> candidates, List<String> searched
         searched.add(name + "=" + value + (found ? "" : Files.isDirectory(path) ? " (a folder without " + SONAMES + ")" : " (no such file)"));
     }
 
-    private static void addPathList(List<Path> dirs, String pathList) {
+    /** Adds the folders of a {@code java.library.path}-style list to {@code dirs}. */
+    public static void addPathList(List<Path> dirs, String pathList) {
         if (pathList == null) return;
         for (String p : pathList.split(java.io.File.pathSeparator)) if (!p.isBlank()) dirs.add(Path.of(p));
     }
 
     /** site-packages and dist-packages of the Python 3 installations in the usual places, found by listing folders. */
-    static List<Path> pythonSiteDirs(String home, List<String> prefixes) {
+    public static List<Path> pythonSiteDirs(String home, List<String> prefixes) {
         List<Path> libRoots = new ArrayList<>(List.of(Path.of("/usr/local/lib"), Path.of("/usr/lib"), Path.of("/opt/conda/lib")));
         if (home != null) libRoots.add(Path.of(home, ".local/lib"));
         for (String prefix : prefixes) if (prefix != null && !prefix.isBlank()) libRoots.add(Path.of(prefix, "lib"));
@@ -111,7 +112,7 @@ public record CublasLibrarySearch(List<String> candidates, List<String> searched
      * The installation prefixes of the {@code python3} programs on {@code PATH} ({@code <prefix>/bin/python3}),
      * so a virtual environment that is not activated (e.g. {@code /opt/torch/.venv}) is searched too.
      */
-    static List<String> pythonPrefixesOnPath(String path) {
+    public static List<String> pythonPrefixesOnPath(String path) {
         if (path == null) return List.of();
         List<String> prefixes = new ArrayList<>();
         for (String dir : path.split(java.io.File.pathSeparator)) {

@@ -28,7 +28,7 @@ public interface Driver {
     /** An in-order queue of device work. */
     interface Stream {}
 
-    /** A point in a stream, for timing. */
+    /** A point in a stream: for timing, and for ordering one stream after another. */
     interface Event {}
 
     /** One line for {@code symbiont backends}: the implementation and versions, e.g. "JCuda 12.6.0, driver 13.0". */
@@ -90,6 +90,16 @@ public interface Driver {
     float elapsedMillis(Event start, Event end);
 
     void destroyEvent(Event event);
+
+    /**
+     * Makes the work queued on {@code stream} after this call wait until {@code event} has
+     * completed ({@code cuStreamWaitEvent}), without blocking the host: how a library that runs on
+     * its own stream (NCCL) is ordered after the backend's kernels, and they after it.
+     */
+    void waitEvent(Stream stream, Event event);
+
+    /** Whether the work before {@code event} has completed ({@code cuEventQuery}), without blocking. */
+    boolean isComplete(Event event);
 
     // ---- modules and launches --------------------------------------------------------------------
 

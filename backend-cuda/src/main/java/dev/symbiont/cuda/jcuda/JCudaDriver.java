@@ -238,6 +238,19 @@ public final class JCudaDriver implements Driver {
         check("cuEventDestroy", cuEventDestroy(event(event)), "");
     }
 
+    @Override
+    public void waitEvent(Stream stream, Event event) {
+        check("cuStreamWaitEvent", cuStreamWaitEvent(stream(stream), event(event), 0), "");
+    }
+
+    @Override
+    public boolean isComplete(Event event) {
+        int result = cuEventQuery(event(event));
+        if (result == CUresult.CUDA_ERROR_NOT_READY) return false;
+        check("cuEventQuery", result, "");
+        return true;
+    }
+
     // ---- modules and launches ------------------------------------------------------------------
 
     @Override

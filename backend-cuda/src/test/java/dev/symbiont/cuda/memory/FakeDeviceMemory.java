@@ -94,6 +94,10 @@ public final class FakeDeviceMemory implements Driver {
 
     @Override public void destroyEvent(Event event) { throw unsupported(); }
 
+    @Override public void waitEvent(Stream stream, Event event) { throw unsupported(); }
+
+    @Override public boolean isComplete(Event event) { throw unsupported(); }
+
     @Override public Module load(ModuleImage image) { throw unsupported(); }
 
     @Override public Function function(Module module, String name) { throw unsupported(); }

@@ -13,6 +13,13 @@ import dev.symbiont.core.distributed.mpi.MpiLaunch;
  * java ... Train                   // Communicators.world() is rank 0 of 1
  * }</pre>
  * (see {@link dev.symbiont.core.distributed.mpi.MpiRun} for the full command line).
+ *
+ * <p>The world stays MPI, which exchanges tensors of any backend through host memory. For tensors
+ * on GPUs, NCCL goes on top of it with the world as its bootstrap (module {@code backend-cuda}):
+ * <pre>{@code
+ * CudaBackend gpu = (CudaBackend) Backends.get("cuda:" + NcclCommunicator.localRank(System.getenv()));
+ * Communicator nccl = NcclCommunicator.create(Communicators.world(), gpu);   // GPU to GPU; host values still over MPI
+ * }</pre>
  */
 public final class Communicators {
     private Communicators() {}

@@ -16,15 +16,42 @@ import java.util.stream.Stream;
 /**
  * {@code size} ranks as threads over a fresh {@link LocalCommunicator#group(int, Duration)} per
  * check. A rank whose check fails aborts the group, so the others stop waiting at their next
- * collective instead of running into the timeout.
+ * collective instead of running into the timeout. A {@link RankSetup} runs the checks on another
+ * communicator bootstrapped over the local one (NCCL's, on each rank's own device).
  */
 public final class LocalRanks implements Ranks {
+    /** What a rank runs a check with; closing it undoes what {@link RankSetup#open} did. */
+    public interface RankContext extends AutoCloseable {
+        Communicator communicator();
+
+        @Override
+        void close();
+    }
+
+    /** Makes, on the rank's own thread, what the rank of {@code local} runs a check with. */
+    @FunctionalInterface
+    public interface RankSetup {
+        RankContext open(Communicator local);
+    }
+
     private final int size;
     private final Duration timeout;
+    private final RankSetup setup;
+    private final String description;
 
     public LocalRanks(int size, Duration timeout) {
+        this(size, timeout, local -> new RankContext() {
+            @Override public Communicator communicator() { return local; }
+            @Override public void close() {}
+        }, size + " local ranks");
+    }
+
+    /** {@code size} threads, each running the checks with what {@code setup} makes over its local communicator. */
+    public LocalRanks(int size, Duration timeout, RankSetup setup, String description) {
         this.size = size;
         this.timeout = timeout;
+        this.setup = setup;
+        this.description = description;
     }
 
     @Override public int size() { return size; }
@@ -36,7 +63,7 @@ public final class LocalRanks implements Ranks {
         ExecutorService threads = Executors.newFixedThreadPool(size);
         try {
             List<Future<?>> ranks = new ArrayList<>();
-            for (Communicator c : group) ranks.add(threads.submit(() -> runRank(check, c, shared)));
+            for (Communicator c : group) ranks.add(threads.submit(() -> runRank(check, c, shared, setup)));
             // Every rank's failure, since a rank that aborted the group makes the others fail too.
             List<String> failures = new ArrayList<>();
             Throwable firstCause = null;
@@ -55,9 +82,9 @@ public final class LocalRanks implements Ranks {
         }
     }
 
-    private static Void runRank(CollectiveCheck check, Communicator c, Path shared) throws Exception {
-        try {
-            check.body().run(c, shared);
+    private static Void runRank(CollectiveCheck check, Communicator c, Path shared, RankSetup setup) throws Exception {
+        try (RankContext context = setup.open(c)) {
+            check.body().run(context.communicator(), shared);
             return null;
         } catch (Exception | AssertionError e) {
             try {
@@ -76,5 +103,5 @@ public final class LocalRanks implements Ranks {
     }
 
     @Override
-    public String toString() { return size + " local ranks"; }
+    public String toString() { return description; }
 }

@@ -98,7 +98,7 @@ public final class MpiCommunicator implements Communicator {
     }
 
     /** The timeout a {@value #TIMEOUT_PROPERTY} value asks for: {@link #DEFAULT_TIMEOUT} when null or blank. */
-    static Duration timeout(String value) {
+    public static Duration timeout(String value) {
         if (value == null || value.isBlank()) return DEFAULT_TIMEOUT;
         try {
             Duration d = Duration.parse(value.strip());
