@@ -76,7 +76,7 @@ public final class CompareRun {
         progress.planned(plan.size());
         long t0 = System.nanoTime();
         MeasureContext context = new MeasureContext(backend, options.sizes(), results);
-        try (var scope = Backends.use(backend)) {
+        try (var scope = Backends.use(backend); var heap = HeapSizing.keepCommitted()) {
             for (Suite.Measurement m : plan) {
                 if (stopRequested) break;
                 progress.started(m.label());

@@ -53,9 +53,12 @@ public record MeasureContext(Backend backend, Sizes sizes, CompareResults result
      * The median seconds of one training step, after the first step of its kind ({@code kind}: a
      * family, shared by the suites that step it) in this run has warmed until its time settled:
      * the JIT compiles a model's kernels over its first seconds, which would otherwise inflate
-     * the smallest size of every sweep.
+     * the smallest size of every sweep. Every later size runs for the sizes' {@code warmSeconds}
+     * before it is timed too: a new length sends the kernels down loop bounds C2 has not seen, and
+     * a few untimed steps left sizes in the middle of a sweep timed during its recompilation.
      */
     public double stepSeconds(String kind, Runnable step) {
+        if (warmed.contains(kind)) warmFor(sizes.warmSeconds(), step);
         warmOnce(kind, step);
         return seconds(step);
     }
