@@ -12,6 +12,7 @@ import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Family;
+import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.memory.CachingAllocator;
@@ -67,6 +68,7 @@ public final class CudaBackend implements Backend {
         this.indexing = new CudaIndexing(this);
         this.matmul = new CudaMatmul(this);
         families.put(NormKernels.FAMILY, new CudaNormKernels(this));
+        families.put(ActivationKernels.FAMILY, new CudaActivationKernels(this));
     }
 
     @Override public String name() { return "cuda"; }
