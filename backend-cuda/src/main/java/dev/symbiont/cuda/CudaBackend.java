@@ -14,6 +14,7 @@ import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.memory.CachingAllocator;
 import dev.symbiont.cuda.memory.DeviceAllocator;
@@ -69,6 +70,7 @@ public final class CudaBackend implements Backend {
         this.matmul = new CudaMatmul(this);
         families.put(NormKernels.FAMILY, new CudaNormKernels(this));
         families.put(ActivationKernels.FAMILY, new CudaActivationKernels(this));
+        families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
     }
 
     @Override public String name() { return "cuda"; }

@@ -27,7 +27,8 @@ class PtxasBudgetTest {
             "reduce", new Budget(48, 0),
             "gemm", new Budget(128, 8192),
             "norm", new Budget(40, 128),
-            "activation", new Budget(40, 0));
+            "activation", new Budget(40, 0),
+            "optim", new Budget(48, 0));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");
