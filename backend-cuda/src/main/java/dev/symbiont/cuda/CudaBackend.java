@@ -11,11 +11,17 @@ import dev.symbiont.core.backend.RandomKind;
 import dev.symbiont.core.backend.ReduceOp;
 import dev.symbiont.core.backend.Storage;
 import dev.symbiont.core.backend.UnaryOp;
+import dev.symbiont.core.fused.Family;
+import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.memory.CachingAllocator;
 import dev.symbiont.cuda.memory.DeviceAllocator;
 
 import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -42,6 +48,8 @@ public final class CudaBackend implements Backend {
     private final CudaReductions reductions;
     private final CudaIndexing indexing;
     private final CudaMatmul matmul;
+    /** The fused families with kernels of this backend; the others run their reference. */
+    private final Map<Family<?>, Object> families = new HashMap<>();
 
     /** The backend of device {@code ordinal} of {@code driver}. */
     public CudaBackend(Driver driver, int ordinal) {
@@ -60,6 +68,9 @@ public final class CudaBackend implements Backend {
         this.reductions = new CudaReductions(this);
         this.indexing = new CudaIndexing(this);
         this.matmul = new CudaMatmul(this);
+        families.put(NormKernels.FAMILY, new CudaNormKernels(this));
+        families.put(ActivationKernels.FAMILY, new CudaActivationKernels(this));
+        families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
     }
 
     @Override public String name() { return "cuda"; }
@@ -224,6 +235,9 @@ public final class CudaBackend implements Backend {
     public IndexCheck checkIndex(String op, Storage ids, Layout idsLayout, long bound, OptionalLong ignore) {
         return indexCheck.checkIndex(op, storage(ids), idsLayout, bound, ignore);
     }
+
+    @Override
+    public <K> K fused(Family<K> family) { return family.contract().cast(families.get(family)); }
 
     @Override
     public String toString() { return "CudaBackend[" + device() + " on " + driver.describe() + "]"; }

@@ -5,6 +5,10 @@ import dev.symbiont.core.Scope;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
+import dev.symbiont.core.fused.FusedKernels;
+import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.fused.norm.NormKernels;
+import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
@@ -18,9 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A GPT trains on the {@code cuda} backend (the fused families as their references over the
- * device's primitives), interpreted: the same seed gives the same initial weights (Philox is
- * bit-identical) and the losses of a few AdamW steps follow the reference backend's.
+ * A GPT trains on the {@code cuda} backend, interpreted: the same seed gives the same initial
+ * weights (Philox is bit-identical) and the losses of a few AdamW steps follow the reference
+ * backend's, both with the backend's norm, activation and optim kernels and with those families
+ * forced to their references composed of the device's primitives.
  */
 class CudaGptTrainingTest {
     private static final int VOCAB = 13, STEPS = 3;
@@ -48,13 +53,21 @@ class CudaGptTrainingTest {
 
     @Test
     void aGptTrainsOnTheInterpretedDeviceAsOnTheReference() {
-        InterpretedDriver driver = new InterpretedDriver();
-        float[] cuda = losses(new CudaBackend(driver, 0));
+        InterpretedDriver fused = new InterpretedDriver(), composed = new InterpretedDriver();
         float[] reference = losses(new ReferenceBackend());
+        float[] cuda = losses(new CudaBackend(fused, 0));
+        float[] cudaComposed;
+        try (Scope s = FusedKernels.forceReference(NormKernels.FAMILY, ActivationKernels.FAMILY, OptimKernels.FAMILY)) {
+            cudaComposed = losses(new CudaBackend(composed, 0));
+        }
         for (int step = 0; step < STEPS; step++) {
             assertEquals(reference[step], cuda[step], 1e-4 * Math.abs(reference[step]), "loss at step " + step);
+            assertEquals(reference[step], cudaComposed[step], 1e-4 * Math.abs(reference[step]), "composed loss at step " + step);
         }
         assertTrue(cuda[STEPS - 1] < cuda[0], "the loss falls: " + java.util.Arrays.toString(cuda));
-        assertTrue(driver.launches() > 100, "the steps ran as kernels on the device: " + driver.launches() + " launches");
+        assertTrue(fused.launches() > 100, "the steps ran as kernels on the device: " + fused.launches() + " launches");
+        // The fused kernels replace several primitive launches each (softmax five, AdamW a dozen per parameter).
+        assertTrue(fused.launches() < composed.launches() * 3 / 4, "the fused kernels ran: " + fused.launches()
+                + " launches against " + composed.launches() + " with the families composed of primitives");
     }
 }
