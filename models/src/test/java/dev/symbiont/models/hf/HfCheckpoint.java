@@ -145,7 +145,7 @@ public final class HfCheckpoint {
     int integer(String field) { return ((Number) config.get(field)).intValue(); }
 
     /** Stores the tensors in {@code d} from now on (the values are rounded to it). */
-    HfCheckpoint in(DType d) {
+    public HfCheckpoint in(DType d) {
         dtype = d;
         weights.replaceAll((k, v) -> Tensor.fromArray(v, v.length).to(d).to(DType.FLOAT32).toFloatArray());
         return this;
