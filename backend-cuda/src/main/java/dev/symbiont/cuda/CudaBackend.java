@@ -42,6 +42,7 @@ public final class CudaBackend implements Backend {
     private final CudaReductions reductions;
     private final CudaIndexing indexing;
     private final CudaMatmul matmul;
+    private final CudaAttentionKernels attention = new CudaAttentionKernels(this);
 
     /** The backend of device {@code ordinal} of {@code driver}. */
     public CudaBackend(Driver driver, int ordinal) {
@@ -219,6 +220,12 @@ public final class CudaBackend implements Backend {
     @Override
     public IndexCheck checkIndex(String op, Storage ids, Layout idsLayout, long bound, OptionalLong ignore) {
         return indexCheck.checkIndex(op, storage(ids), idsLayout, bound, ignore);
+    }
+
+    /** The fused families with kernels here: attention; the others compose from the primitives. */
+    @Override
+    public <K> K fused(dev.symbiont.core.fused.Family<K> family) {
+        return family == dev.symbiont.core.fused.attention.AttentionKernels.FAMILY ? family.contract().cast(attention) : null;
     }
 
     @Override

@@ -25,7 +25,8 @@ class PtxasBudgetTest {
             "random", new Budget(48, 0),
             "index_check", new Budget(40, 0),
             "reduce", new Budget(48, 0),
-            "gemm", new Budget(128, 8192));
+            "gemm", new Budget(128, 8192),
+            "attention", new Budget(128, 36_864));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");
