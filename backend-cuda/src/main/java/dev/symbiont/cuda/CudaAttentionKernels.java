@@ -12,11 +12,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
+import static dev.symbiont.core.fused.attention.AttentionLayouts.rowsLike;
+
 /**
  * The attention family on the GPU: FlashAttention-2 forward and backward ({@code attention.cu}),
  * the (batch, heads, sq, sk) scores never held. q, k, v, the mask and the output gradient are
  * read through their strides (a head-split projection and an expanded mask need no copy); the
- * output, the logsumexp and the gradients are fresh contiguous float32 tensors. Bfloat16 and
+ * output and the gradients are float32 in their inputs' dim order
+ * ({@link dev.symbiont.core.fused.attention.AttentionLayouts#rowsLike}), so merging the heads
+ * back is a view; the logsumexp is contiguous (batch, heads, sq). Bfloat16 and
  * float16 inputs are widened to float32 first and computed in float32, as the contract says.
  *
  * <p>head_dim up to 64 runs the 64-wide instance of the kernels, up to {@value #MAX_HEAD_DIM}
@@ -42,7 +46,7 @@ final class CudaAttentionKernels implements AttentionKernels {
         Inputs in = Inputs.widen(q, k, v);
         try {
             int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3);
-            Layout outLayout = Layout.contiguous(b, h, sq, d);
+            Layout outLayout = rowsLike(q.layout());
             CudaStorage out = backend.empty(DType.FLOAT32, outLayout.numel());
             CudaStorage lse = backend.empty(DType.FLOAT32, (long) b * h * sq);
             if (out.size() > 0) {
@@ -63,16 +67,15 @@ final class CudaAttentionKernels implements AttentionKernels {
         if (!fits(op, q)) return REFERENCE.attentionBackward(gradOut, q, k, v, mask, causal, scale, out, logsumexp);
         backend.enter();
         int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3), kvh = k.size(1), sk = k.size(2);
-        Layout dqLayout = Layout.contiguous(b, h, sq, d), dkvLayout = Layout.contiguous(b, kvh, sk, d);
+        // each gradient in its input's dim order, so that undoing a head split on it is a view
+        Layout dqLayout = rowsLike(q.layout()), dkLayout = rowsLike(k.layout()), dvLayout = rowsLike(v.layout());
         CudaStorage dq = backend.empty(DType.FLOAT32, dqLayout.numel());
-        CudaStorage dk = backend.empty(DType.FLOAT32, dkvLayout.numel()), dv = backend.empty(DType.FLOAT32, dkvLayout.numel());
-        AttentionGrads grads = new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(dk, dkvLayout), new Tensor(dv, dkvLayout));
         if (dq.size() == 0) { // no query reads the keys (sq = 0): their gradients are zero
-            dk.release();
-            dv.release();
-            return new AttentionGrads(grads.dq(), new Tensor(backend.allocate(DType.FLOAT32, dkvLayout.numel()), dkvLayout),
-                    new Tensor(backend.allocate(DType.FLOAT32, dkvLayout.numel()), dkvLayout));
+            return new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(backend.allocate(DType.FLOAT32, dkLayout.numel()), dkLayout),
+                    new Tensor(backend.allocate(DType.FLOAT32, dvLayout.numel()), dvLayout));
         }
+        CudaStorage dk = backend.empty(DType.FLOAT32, dkLayout.numel()), dv = backend.empty(DType.FLOAT32, dvLayout.numel());
+        AttentionGrads grads = new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(dk, dkLayout), new Tensor(dv, dvLayout));
         Inputs in = Inputs.widen(q, k, v);
         Tensor dOut = Inputs.float32(gradOut), o = Inputs.float32(out), lse = logsumexp.contiguous();
         CudaStorage rowDots = backend.empty(DType.FLOAT32, (long) b * h * sq);
@@ -85,8 +88,8 @@ final class CudaAttentionKernels implements AttentionKernels {
             if (dk.size() > 0) {
                 KernelArgs kv = in.qkv(mask).pointer(address(dOut)).struct(operand(dOut.layout()), Strided.ALIGN)
                         .pointer(address(lse)).pointer(rowDots.address())
-                        .pointer(dk.address()).struct(operand(dkvLayout), Strided.ALIGN)
-                        .pointer(dv.address()).struct(operand(dkvLayout), Strided.ALIGN).struct(problem, 4);
+                        .pointer(dk.address()).struct(operand(dkLayout), Strided.ALIGN)
+                        .pointer(dv.address()).struct(operand(dvLayout), Strided.ALIGN).struct(problem, 4);
                 backend.kernels().launch(GROUP, "attention_backward_kv_d" + width(d) + "_f32",
                         Dim3.of(b * kvh, tiles(op, sk)), Dim3.of(THREADS), 0, kv);
             }

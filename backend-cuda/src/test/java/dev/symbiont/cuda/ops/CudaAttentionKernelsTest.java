@@ -98,6 +98,41 @@ class CudaAttentionKernelsTest {
     }
 
     @Test
+    void resultsOfHeadSplitViewsComeInTheirDimOrderAndMatchTheReference() {
+        // q, k, v as (batch, seq, heads, d) buffers seen as (batch, heads, seq, d), as attention layers split them
+        Random random = new Random(11);
+        int batch = 2, heads = 4, kvHeads = 2, sq = 17, sk = 20, d = 8;
+        float[] q = normal(random, batch * sq * heads * d), k = normal(random, batch * sk * kvHeads * d),
+                v = normal(random, batch * sk * kvHeads * d), gradOut = normal(random, batch * heads * sq * d);
+        Tensor[] want = split(reference, q, k, v, gradOut, batch, heads, kvHeads, sq, sk, d);
+        Tensor[] got = split(cuda, q, k, v, gradOut, batch, heads, kvHeads, sq, sk, d);
+        AttentionResult expected = materialized.attention(want[0], want[1], want[2], null, true, 0.3);
+        AttentionResult actual = kernels.attention(got[0], got[1], got[2], null, true, 0.3);
+        assertTrue(actual.output().transpose(1, 2).isContiguous(), "the output is (batch, sq, heads, d) in memory");
+        assertClose(expected.output(), actual.output(), "split heads: output");
+        AttentionGrads e = materialized.attentionBackward(want[3], want[0], want[1], want[2], null, true, 0.3,
+                expected.output(), expected.logsumexp());
+        AttentionGrads a = kernels.attentionBackward(got[3], got[0], got[1], got[2], null, true, 0.3,
+                actual.output(), actual.logsumexp());
+        for (Tensor g : new Tensor[] {a.dq(), a.dk(), a.dv()}) {
+            assertTrue(g.transpose(1, 2).isContiguous(), "a gradient is (batch, seq, heads, d) in memory");
+        }
+        assertClose(e.dq(), a.dq(), "split heads: dq");
+        assertClose(e.dk(), a.dk(), "split heads: dk");
+        assertClose(e.dv(), a.dv(), "split heads: dv");
+    }
+
+    /** q, k, v as transposed (batch, seq, heads, d) buffers and a contiguous output gradient. */
+    private static Tensor[] split(Backend be, float[] q, float[] k, float[] v, float[] gradOut,
+                                  int batch, int heads, int kvHeads, int sq, int sk, int d) {
+        return new Tensor[] {
+                new Tensor(be.upload(DType.FLOAT32, q), Layout.contiguous(batch, sq, heads, d).transpose(1, 2)),
+                new Tensor(be.upload(DType.FLOAT32, k), Layout.contiguous(batch, sk, kvHeads, d).transpose(1, 2)),
+                new Tensor(be.upload(DType.FLOAT32, v), Layout.contiguous(batch, sk, kvHeads, d).transpose(1, 2)),
+                new Tensor(be.upload(DType.FLOAT32, gradOut), Layout.contiguous(batch, heads, sq, d))};
+    }
+
+    @Test
     void headDimAboveTheKernelsFallsBackToTheReference() {
         Random random = new Random(5);
         int d = 130;
