@@ -4,12 +4,16 @@
 #   backend-cuda/gpu-check.sh prepare   on the build machine: packs .device/ with a jlinked JDK 25, the
 #                                       command line's all-in-one jar, the test jars and JUnit's console launcher
 #   backend-cuda/gpu-check.sh run       on the GPU machine (.device carried there; no Maven, maybe no JDK):
-#                                       within 8 minutes, (1) the conformance kit on the real `cuda` backend,
+#                                       (1) the conformance kit on the real `cuda` backend,
 #                                       (2) 100 GPT training steps with device memory sampled (flat after warm-up?),
 #                                       (3) GEMM fp32/TF32/bf16, n = 1024..8192, through the backend's BLAS route
 #                                       next to torch.matmul on the same GPU, (4) NCCL through libnccl.so.2: the
 #                                       communicator checks (2 ranks under mpirun with >= 2 GPUs, else 1 rank) and
 #                                       an all-reduce bandwidth line; results in $OUT/gpu-check.txt
+#   backend-cuda/gpu-check.sh attention on the GPU machine, after prepare, within 8 minutes of its own: the
+#                                       attention kernels (batch 4, 16 heads, head_dim 128, seq 1024..16384,
+#                                       fp32/bf16, causal or not, forward and forward+backward) next to torch's
+#                                       scaled_dot_product_attention; results in $OUT/attention.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -90,8 +94,23 @@ run() {
   cat "$report"
 }
 
+# A command of its own: with run's three parts it would not fit one 10-minute device call.
+attention() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  if ! command -v java >/dev/null || ! java -version 2>&1 | grep -q 'version "25'; then
+    tar xJf "$dir/jdk.txz" -C /tmp && export PATH=/tmp/jdk/bin:$PATH
+  fi
+  local cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
+  local jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
+  timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.AttentionBenchmark > "$out/attention-symbiont.txt" 2>&1 || true
+  timeout 150 python3 "$here/gpu-check/attention_torch.py" > "$out/attention-torch.txt" 2>&1 || true
+  python3 "$here/gpu-check/attention_table.py" "$out/attention-symbiont.txt" "$out/attention-torch.txt" > "$out/attention.txt" || true
+  cat "$out/attention.txt"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
-  *) echo "usage: $0 prepare|run" >&2; exit 2 ;;
+  attention) attention ;;
+  *) echo "usage: $0 prepare|run|attention" >&2; exit 2 ;;
 esac
