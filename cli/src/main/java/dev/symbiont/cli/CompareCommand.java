@@ -42,7 +42,7 @@ final class CompareCommand implements Callable<Integer> {
             description = "Backend name or device to measure, e.g. cpu, cuda, cuda:1 (default: the fastest available).")
     String backendName;
 
-    @Option(names = "--quick", description = "Smaller sizes: about 5 minutes on 2 cores (the full run: about 15).")
+    @Option(names = "--quick", description = "Smaller sizes: about 5 minutes on 2 cores (the full run: about 10).")
     boolean quick;
 
     @Option(names = "--only", paramLabel = "<suite,...>", split = ",",
@@ -71,7 +71,7 @@ final class CompareCommand implements Callable<Integer> {
             CompareRun run = new CompareRun(backend, options, progress);
             RunInfo here = RunInfo.starting(backend, sizes.name());
             System.out.printf(Locale.ROOT, "compare: %d measurements on %s (%s, %d cores), %s sizes (about %s); results in %s%n", run.plan().size(),
-                    here.backend(), here.cpu(), here.cores(), sizes.name(), quick ? "5 minutes" : "15 minutes", directory.toAbsolutePath());
+                    here.backend(), here.cpu(), here.cores(), sizes.name(), quick ? "5 minutes" : "10 minutes", directory.toAbsolutePath());
             long t0 = System.nanoTime();
             CompareResults results;
             try (CompareStop stop = new CompareStop(run)) {

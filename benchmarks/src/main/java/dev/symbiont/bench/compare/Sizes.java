@@ -46,7 +46,7 @@ public record Sizes(String name, List<LmFamily> families, int[] seqLengths, int[
     }
 
     /**
-     * About 15 minutes on 2 cores: every point timed for 2 s at least, so a slow phase of this
+     * About 10 minutes on 2 cores: every point timed for 2 s at least, so a slow phase of this
      * machine of a second or two (seen on shared VMs) does not become the median.
      */
     public static Sizes full() {
