@@ -19,6 +19,15 @@ final class ChildJvm {
     /** What keeps a broken run from hanging the build; no test expects to come near it. */
     static final long TIMEOUT_SECONDS = 180;
 
+    /**
+     * {@code env --default-signal=INT}, where this system's env has it: a build started in the
+     * background (a non-interactive {@code cmd &}) runs with SIGINT ignored, which every child
+     * inherits, and a JVM that starts with SIGINT ignored leaves it so — the Ctrl-C tests would
+     * then wait for a run that never hears them. env resets it to the default before exec, so the
+     * JVM is the same process with the same pid.
+     */
+    private static final List<String> DEFAULT_SIGINT = envResetsSigint() ? List.of("env", "--default-signal=INT") : List.of();
+
     private final Process process;
     private final StringBuffer stdout = new StringBuffer(), stderr = new StringBuffer();
     private final Thread outPump, errPump;
@@ -33,11 +42,25 @@ final class ChildJvm {
     static ChildJvm start(List<String> jvm, List<String> args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8"));
+        List<String> command = new ArrayList<>(DEFAULT_SIGINT);
+        command.addAll(List.of(java, "--add-modules", "jdk.incubator.vector", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8"));
         command.addAll(jvm);
         command.addAll(List.of("-cp", classpath, Main.class.getName()));
         command.addAll(args);
         return new ChildJvm(new ProcessBuilder(command).start());
+    }
+
+    private static boolean envResetsSigint() {
+        try {
+            Process p = new ProcessBuilder("env", "--default-signal=INT", "true").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static Thread pump(InputStream in, StringBuffer into) {
