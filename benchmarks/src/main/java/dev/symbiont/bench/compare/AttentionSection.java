@@ -13,6 +13,12 @@ final class AttentionSection {
                 + "tiled kernel with an online softmax. Peak memory is above q, k, v and the output gradient.");
         Sweep.add(b, r, AttentionSuite.SUITE, "seq", "sequence length", List.of(new Sweep.Metric("peak_mib", "peak MiB", true, true),
                 new Sweep.Metric("ms", "ms forward + backward", true, true)), Titles::of);
+        if (r.backends().stream().anyMatch(backend -> !r.seriesNames(backend, AttentionSuite.HEADS_SUITE).isEmpty())) {
+            b.text("The same kernels at one length with a width of " + AttentionSuite.HEADS_WIDTH + " split into more, narrower heads: "
+                    + "the same FLOPs, so a time that stays flat means the heads run as independent work.");
+            Sweep.add(b, r, AttentionSuite.HEADS_SUITE, "heads", "heads", List.of(new Sweep.Metric("ms", "ms forward + backward", false, false)),
+                    Titles::of);
+        }
         return b.build();
     }
 }

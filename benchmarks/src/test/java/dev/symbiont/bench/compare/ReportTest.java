@@ -58,6 +58,19 @@ class ReportTest {
         assertEquals(Claim.Verdict.CONFIRMED, verdicts.get("§4.2 Memory access"), "tree scans cost more per combine");
         assertEquals(Claim.Verdict.NOT_MEASURABLE, verdicts.get("§2.2 Control flow"));
         assertEquals(Claim.Verdict.NOT_MEASURED, verdicts.get("§6.1 EfficientNet"));
+        assertEquals(Claim.Verdict.CONFIRMED, verdicts.get("§3.1 Head level"), "8 heads at 11.6 ms against 1 at 10.2: 1.14×");
+    }
+
+    @Test
+    void should_refute_independent_heads_when_more_heads_of_the_same_width_take_far_longer() {
+        CompareResults r = new CompareResults();
+        for (int heads : AttentionSuite.HEAD_COUNTS) {
+            r.put(Point.of("cpu", AttentionSuite.HEADS_SUITE, "flash", heads, Map.of("ms", 10.0 * heads, "seq", 1024.0)));
+        }
+        Claim head = SeedTablesSection.claims().stream().filter(c -> c.aspect().equals("Head level")).findFirst().orElseThrow();
+        Claim.Evidence e = head.judge(r, "cpu");
+        assertEquals(Claim.Verdict.REFUTED, e.verdict(), e.measured());
+        assertTrue(e.measured().contains("10.0 ms as 1 head of 256, 80.0 ms as 8 heads of 32 (8.00×)"), e.measured());
     }
 
     @Test

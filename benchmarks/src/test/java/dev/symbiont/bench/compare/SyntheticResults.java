@@ -43,6 +43,9 @@ final class SyntheticResults {
                         "prefill_ms", context / 20.0, "prefill_tokens_per_s", 20000.0, "decode_tokens_per_s", 1000 / perToken)));
             }
         }
+        for (int heads : AttentionSuite.HEAD_COUNTS) {   // the same FLOPs, a little slower per extra head: independent heads
+            r.put(Point.of(backend, AttentionSuite.HEADS_SUITE, "flash", heads, Map.of("ms", 10 + 0.2 * heads, "seq", 1024.0)));
+        }
         for (int len : LENGTHS) {
             r.put(Point.of(backend, AttentionSuite.SUITE, "flash", len, Map.of("ms", len * (double) len / 1e5, "peak_mib", len / 100.0)));
             r.put(Point.of(backend, AttentionSuite.SUITE, "reference", len, Map.of("ms", 2 * len * (double) len / 1e5, "peak_mib", len * (double) len / 1e5)));
