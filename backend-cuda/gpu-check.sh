@@ -60,7 +60,7 @@ run() {
   } > "$report"
 
   echo "## 1. conformance kit on cuda (real device)" >> "$report"
-  timeout 240 java "${jvm[@]}" -jar "$dir/junit-console.jar" execute --class-path "$cp" \
+  timeout 200 java "${jvm[@]}" -jar "$dir/junit-console.jar" execute --class-path "$cp" \
       --select-class dev.symbiont.cuda.device.CudaDeviceConformanceTest --reports-dir "$out/junit" \
       --details=summary --disable-banner > "$out/conformance.log" 2>&1 || true
   grep -E "tests (successful|failed|aborted|skipped|found)|containers (failed|aborted)" "$out/conformance.log" >> "$report" || tail -5 "$out/conformance.log" >> "$report"
@@ -69,15 +69,15 @@ run() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$out/memory.csv" &
   local sampler=$!
   rm -rf /tmp/gpu-check-gpt
-  timeout 170 java "${jvm[@]}" -jar "$dir/symbiont-cli-all.jar" train --backend cuda --steps 100 --minutes 2.5 \
+  timeout 160 java "${jvm[@]}" -jar "$dir/symbiont-cli-all.jar" train --backend cuda --steps 100 --minutes 2.2 \
       --batch 32 --context 128 --eval-every 50 --out /tmp/gpu-check-gpt > "$out/train.log" 2>&1 || echo "train exited $?" >> "$report"
   kill "$sampler" 2>/dev/null || true
   python3 "$here/gpu-check/memory_flat.py" "$out/memory.csv" >> "$report" || true
   tail -3 "$out/train.log" >> "$report"
 
   echo "## 3. GEMM: the backend's BLAS route next to torch.matmul (same GPU, same run)" >> "$report"
-  timeout 90 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.GemmBenchmark > "$out/gemm-symbiont.txt" 2>&1 || true
-  timeout 60 python3 "$here/gpu-check/gemm_torch.py" > "$out/gemm-torch.txt" 2>&1 || true
+  timeout 85 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.GemmBenchmark > "$out/gemm-symbiont.txt" 2>&1 || true
+  timeout 50 python3 "$here/gpu-check/gemm_torch.py" > "$out/gemm-torch.txt" 2>&1 || true
   python3 "$here/gpu-check/gemm_table.py" "$out/gemm-symbiont.txt" "$out/gemm-torch.txt" >> "$report" || true
 
   # NcclLibrary finds the nvidia-nccl wheel (torch's) by itself; 2 ranks need 2 GPUs and Open MPI's mpirun.
