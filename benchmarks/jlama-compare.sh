@@ -7,7 +7,7 @@
 #   benchmarks/jlama-compare.sh 5 llama-f32        # 5 rounds of one model
 #   benchmarks/jlama-compare.sh profile gpt2-f32   # Symbiont's profiler table over one generation
 #
-# Prints per model the medians of tokens/s end to end (prefill + 128 new tokens) and of the
+# Prints per model the medians of tokens/s end to end (prompt 128, prefill + 256 new tokens) and of the
 # decoding steps alone, and Symbiont ÷ jlama. Writes its models (~500 MB each) under $TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 
 /**
  * Greedy generation speed, Symbiont against jlama 0.8.4 in one JVM on the same Hugging Face
- * directory: batch 1, a prompt of 32 random ids, 128 new tokens, random weights of the shapes of a
+ * directory: batch 1, a prompt of 128 random ids, 256 new tokens, random weights of the shapes of a
  * ~120M Llama (hidden 768, 12 layers, 12 heads, 4 key/value heads, MLP 2048, vocab 32 000) and of
  * GPT-2 small (768, 12 layers, 12 heads, vocab 50 257), stored as float32 or bfloat16. Per model:
  * one warm-up generation each, then {@code reps} rounds that run both engines back to back, the
@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * table over one generation.
  */
 public final class JlamaCompareReport {
-    static final int PROMPT = 32, NEW_TOKENS = 128, THREADS = 2;
+    static final int PROMPT = 128, NEW_TOKENS = 256, THREADS = 2;
 
     /** A model to measure: its config and the dtype its weights are stored in. */
     record Model(String name, Map<String, Object> config, DType dtype) {}
