@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.symbiont.cli.NprocJobs.FAST_JVM;
+import static dev.symbiont.cli.NprocJobs.count;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -28,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.*;
  * that a failure).
  */
 class TrainNprocTest {
-    private static final List<String> FAST_JVM = NprocJobs.FAST_JVM;
     private static final List<String> TINY = List.of("--batch", "8", "--context", "16", "--d-model", "32", "--layers", "1", "--heads", "2",
             "--minutes", "30", "--backend", "cpu");
 
@@ -56,8 +57,6 @@ class TrainNprocTest {
         args.addAll(List.of(more));
         return args;
     }
-
-    private static int count(String text, String part) { return NprocJobs.count(text, part); }
 
     @Test
     void two_ranks_reach_the_model_one_rank_reaches_on_the_same_global_batch_write_the_run_once_and_resume() throws Exception {
