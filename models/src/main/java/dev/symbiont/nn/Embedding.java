@@ -1,5 +1,6 @@
 package dev.symbiont.nn;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 
@@ -17,9 +18,15 @@ public final class Embedding extends Layer {
         this.weight = parameter("weight", Init.normal(g, 0, 1, num, dim));
     }
 
-    /** ids: integer tensor of any shape → (ids..., dim). */
+    /**
+     * ids: integer tensor of any shape → (ids..., dim). A table kept in bfloat16/float16 (a
+     * checkpoint's stored precision) gives float32 rows: the model computes in float32.
+     */
     @Override
-    public Tensor forward(Tensor ids) { return Tensor.embedding(weight.value(), ids); }
+    public Tensor forward(Tensor ids) {
+        Tensor rows = Tensor.embedding(weight.value(), ids);
+        return rows.dtype().isHalf() ? rows.to(DType.FLOAT32) : rows;
+    }
 
     public Parameter weight() { return weight; }
 

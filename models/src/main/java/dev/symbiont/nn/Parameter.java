@@ -1,5 +1,6 @@
 package dev.symbiont.nn;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backend;
@@ -65,6 +66,17 @@ public final class Parameter {
     public void replace(Tensor newValue) {
         check("replace", newValue);
         value = leaf(newValue, !frozen);
+    }
+
+    /**
+     * The value converted to {@code dtype} (torch's {@code param.data = param.data.to(dtype)}): a
+     * pretrained model's matrices kept at the precision its checkpoint stores. The gradient is dropped.
+     */
+    public void castTo(DType dtype) {
+        if (value.dtype() == dtype) return;
+        try (var scope = GradMode.disabled()) {
+            value = value.detach().to(dtype).requiresGrad(!frozen);
+        }
     }
 
     private void check(String op, Tensor newValue) {

@@ -1,6 +1,7 @@
 package dev.symbiont.peft;
 
 import dev.symbiont.core.Generator;
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
@@ -85,8 +86,9 @@ public final class LoraAdapter extends LinearAdapter {
 
     private void shiftBase(int sign) {
         try (var noGrad = GradMode.disabled()) {
+            // a base kept in bfloat16 is shifted in float32 and rounded once
             Tensor w = base.weight().value();
-            base.weight().update(w.add(deltaWeight().mul(sign)));
+            base.weight().update(w.to(DType.FLOAT32).add(deltaWeight().mul(sign)).to(w.dtype()));
         }
     }
 

@@ -12,6 +12,7 @@ import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.linear.ReferenceLinear;
 import dev.symbiont.cpu.gemm.Gemm;
+import dev.symbiont.cpu.kernels.MatVec;
 import dev.symbiont.cpu.kernels.Rows;
 import dev.symbiont.cpu.kernels.VectorActivationGrads;
 import dev.symbiont.cpu.kernels.VectorElementwise;
@@ -48,6 +49,7 @@ public final class CpuLinear implements LinearKernels {
 
     @Override
     public Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+        if (matVecFits(x, weight, bias)) return matVec(x, weight, bias);
         if (lowPrecision(x, weight)) return widened(x, weight, (x32, w32) -> linear(x32, w32, bias));
         if (!ready(x, weight, bias)) return REFERENCE.linear(x, weight, bias);
         int rows = x.size(0), in = x.size(1), out = weight.size(0);
@@ -215,6 +217,30 @@ public final class CpuLinear implements LinearKernels {
         for (int r = 0; r < rows; r++) {
             for (int j = 0, at = g.start(r); j < cols; j++) sums[from + j] += d[at + j];
         }
+    }
+
+    /**
+     * A decoding step's product: a few float32 rows against a float32 or bfloat16 W whose rows
+     * are consecutive (as a Linear's weight lies), which {@link MatVec} streams once without
+     * packing it or widening it to a copy.
+     */
+    private boolean matVecFits(Tensor x, Tensor weight, Tensor bias) {
+        int in = weight.size(1);
+        return vector && x.dtype() == DType.FLOAT32 && (weight.dtype() == DType.FLOAT32 || weight.dtype() == DType.BFLOAT16)
+                && (bias == null || bias.dtype() == DType.FLOAT32) && x.numel() > 0 && weight.numel() > 0
+                && x.numel() / in <= MatVec.MAX_ROWS && (weight.layout().stride(1) == 1 || in == 1);
+    }
+
+    private Tensor matVec(Tensor x, Tensor weight, Tensor bias) {
+        int rows = x.size(0), in = x.size(1), out = weight.size(0);
+        Rows xs = io.rows(OP, x, rows, in);
+        Layout wl = weight.layout();
+        HeapStorage w = HeapStorage.checked(OP, weight.storage(), wl);
+        Rows b = io.vectorOf(OP, bias);
+        HeapStorage y = io.emptyFloats(rows * out); // every element written
+        MatVec.forward(true, rows, out, in, xs.data(), xs.offset(), xs.stride(), new MatVec.Weights(w.array(), wl.offset(), wl.stride(0)),
+                b == null ? null : b.data(), b == null ? 0 : b.offset(), y.floats(), out);
+        return Tensor.of(y, rows, out);
     }
 
     /** Whether x or W is bfloat16 or float16: autocast's operands. */

@@ -1,6 +1,7 @@
 package dev.symbiont.models.gpt;
 
 import dev.symbiont.core.Generator;
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.Intermediates;
 import dev.symbiont.models.CausalLM;
@@ -164,7 +165,8 @@ public final class Gpt extends CausalLM {
         Tensor x = temps.add(tokEmb.forward(ids));                                  // (batch, seq, dModel)
         if (posEmb != null) {
             // Positions offset..offset+seq−1 are consecutive rows of the table: a view, no id tensor to upload.
-            x = temps.add(x.add(posEmb.weight().value().narrow(0, offset, seq)));   // + (seq, dModel)
+            Tensor positions = posEmb.weight().value().narrow(0, offset, seq);       // (seq, dModel)
+            x = temps.add(x.add(positions.dtype().isHalf() ? positions.to(DType.FLOAT32) : positions));
         }
         x = temps.add(decoder.forward(temps.add(drop.forward(x)), null, state));
         Tensor logits = lmHead.forward(x);

@@ -1,6 +1,7 @@
 package dev.symbiont.models.gpt;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.linear.Linears;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Parameter;
 
@@ -17,9 +18,9 @@ public final class LmHead extends Layer {
         this.weight = parameter("weight", weight);
     }
 
-    /** h: (..., dModel) → (..., vocab). */
+    /** h: (..., dModel) → (..., vocab), a bias-free {@link Linears#linear} (W's rows read in place). */
     @Override
-    public Tensor forward(Tensor h) { return h.matmul(weight.value().t()); }
+    public Tensor forward(Tensor h) { return Linears.linear(h, weight.value(), null); }
 
     public Parameter weight() { return weight; }
 }

@@ -62,6 +62,7 @@ public final class HfModelDirectory {
             model = plan.build().get();
         }
         HfWeightLoader.load(model, files, plan, backend, options.allowNonFinite());
+        if (!options.float32()) StoredPrecision.keep(model, plan.keys(), loaded);
         model.eval();
         return new PretrainedModel(model, generation, dir, HfLayout.of(architecture.name(), plan.keys(), plan.moduleNames(), files, loaded));
     }

@@ -1,6 +1,8 @@
 package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
+import dev.symbiont.core.ops.Creation;
 import dev.symbiont.nn.block.MixerState;
 
 import java.util.Arrays;
@@ -12,13 +14,21 @@ import java.util.List;
  * Keys are stored after RoPE, so a cached key never needs rotating again. A stack keeps one per
  * attention block in its {@link dev.symbiont.nn.block.DecodingState}.
  *
- * <p>Appending concatenates, copying the cache each step (O(length) per token), which keeps the
- * cache an ordinary tensor with autograd if recording is on. Use it under
- * {@code GradMode.disabled()} for generation.
+ * <p>Without autograd recording (generation, under {@code GradMode.disabled()}) the positions
+ * are written into buffers of (batch, kvHeads, capacity, headDim) that double as they fill, up
+ * to maxLength, and the cache hands out views of their first rows: a token costs a copy of its
+ * own keys and values, not of the whole cache. A view handed out earlier sees the rows written
+ * after it only past its own length, so it keeps its values. While recording, appending
+ * concatenates (a copy of the cache per step), so the cache is an ordinary tensor with autograd.
  */
 public final class KvCache implements MixerState {
+    /** The first buffer's positions; then each growth doubles. */
+    private static final int FIRST_CAPACITY = 64;
+
     private final int maxLength;
     private Tensor keys, values;
+    /** Buffers whose first {@link #length()} rows are keys and values; null while concatenating. */
+    private Tensor keyBuffer, valueBuffer;
 
     /** @param maxLength the most positions the cache may hold */
     public KvCache(int maxLength) {
@@ -33,13 +43,16 @@ public final class KvCache implements MixerState {
     public int length() { return keys == null ? 0 : keys.size(2); }
 
     @Override
-    public void clear() { keys = values = null; }
+    public void clear() { keys = values = keyBuffer = valueBuffer = null; }
 
     /** Cached keys (batch, kvHeads, length, headDim), or null when empty. */
     public Tensor keys() { return keys; }
 
     /** Cached values (batch, kvHeads, length, headDim), or null when empty. */
     public Tensor values() { return values; }
+
+    /** The positions the buffers hold room for; 0 while the cache concatenates. */
+    int capacity() { return keyBuffer == null ? 0 : keyBuffer.size(2); }
 
     /** The full keys and values after an append, each (batch, kvHeads, length, headDim). */
     public record Kv(Tensor keys, Tensor values) {}
@@ -57,23 +70,52 @@ public final class KvCache implements MixerState {
             throw new IllegalArgumentException("KvCache: keys and values must both be (batch, kvHeads, seq, headDim), got "
                     + Arrays.toString(k.shape()) + " and " + Arrays.toString(v.shape()));
         }
-        int seq = k.size(2);
-        if (length() + seq > maxLength) {
-            throw new IllegalStateException("KvCache: holds " + length() + " positions; appending " + seq
+        int seq = k.size(2), length = length();
+        if (length + seq > maxLength) {
+            throw new IllegalStateException("KvCache: holds " + length + " positions; appending " + seq
                     + " more would exceed maxLength " + maxLength);
         }
-        if (keys == null) {
-            keys = k;
-            values = v;
-        } else {
+        if (keys != null) {
             int[] have = keys.shape(), got = k.shape();
             if (have[0] != got[0] || have[1] != got[1] || have[3] != got[3]) {
                 throw new IllegalArgumentException("KvCache: caches (batch, kvHeads, ·, headDim) = " + Arrays.toString(have)
                         + " but got new keys " + Arrays.toString(got));
             }
-            keys = Tensor.cat(List.of(keys, k), 2);
-            values = Tensor.cat(List.of(values, v), 2);
+        }
+        boolean recording = GradMode.isEnabled() && (k.requiresGrad() || v.requiresGrad());
+        if (recording || (keys != null && (k.dtype() != keys.dtype() || k.backend() != keys.backend()))) {
+            keyBuffer = valueBuffer = null;
+            keys = keys == null ? k : Tensor.cat(List.of(keys, k), 2);
+            values = values == null ? v : Tensor.cat(List.of(values, v), 2);
+        } else {
+            ensureCapacity(k, length + seq);
+            keys = write(keyBuffer, length, k);
+            values = write(valueBuffer, length, v);
         }
         return new Kv(keys, values);
+    }
+
+    /** Buffers with room for {@code needed} positions, the cached ones copied over when they grow. */
+    private void ensureCapacity(Tensor like, int needed) {
+        int capacity = capacity();
+        if (needed <= capacity) return;
+        int grown = Math.min(maxLength, Math.max(needed, Math.max(FIRST_CAPACITY, 2 * capacity)));
+        int[] shape = like.shape();
+        shape[2] = grown;
+        Tensor kb = Creation.full(like.backend(), 0, like.dtype(), shape), vb = Creation.full(like.backend(), 0, like.dtype(), shape);
+        if (keys != null) {
+            write(kb, 0, keys);
+            write(vb, 0, values);
+        }
+        keyBuffer = kb;
+        valueBuffer = vb;
+    }
+
+    /** Copies t into buffer's rows [at, at + t's length) along the seq dim; returns the view of rows [0, at + that length). */
+    private static Tensor write(Tensor buffer, int at, Tensor t) {
+        int seq = t.size(2);
+        Tensor rows = buffer.narrow(2, at, seq);
+        buffer.backend().copyInto(rows.storage(), rows.layout(), t.storage(), t.layout());
+        return buffer.narrow(2, 0, at + seq);
     }
 }

@@ -3,6 +3,7 @@ package dev.symbiont.nn.mamba;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.fused.linear.Linears;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.scan.Scans;
 import dev.symbiont.nn.Init;
@@ -138,7 +139,7 @@ public final class MambaMixer extends SequenceMixer {
         int r = config.dtRank(), n = config.dState();
         Tensor rows = xc.transpose(1, 2);                                         // (batch, L, d_inner)
         Tensor dt = xProj.forwardRows(rows, 0, r);
-        Tensor delta = dt.matmul(dtProj.weight().value().t());                   // dt_proj without its bias
+        Tensor delta = Linears.linear(dt, dtProj.weight().value(), null);         // dt_proj without its bias
         return new Tensor[] {delta, xProj.forwardRows(rows, r, n), xProj.forwardRows(rows, r + n, n)};
     }
 

@@ -4,6 +4,7 @@ import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.models.CausalLM;
+import dev.symbiont.models.LoadOptions;
 import dev.symbiont.models.PretrainedModel;
 import dev.symbiont.models.PretrainedModels;
 import dev.symbiont.models.gpt.Gpt;
@@ -158,8 +159,15 @@ public class HfLogitsTest {
         assertFalse(c.weights.containsKey("lm_head.weight"));
         PretrainedModel p = PretrainedModels.load(c.write(dir, 3));
         assertMatches(forward(p), ids -> HfReference.llama(c.weights, llamaSpec(c, HfReference.invFreq(8, 500_000)), ids), "tied bf16 llama");
-        for (Parameter param : p.model().parameters()) assertEquals(DType.FLOAT32, param.value().dtype(), "widened at load");
+        // the matrices (every Linear and the tied embedding) kept as stored, norms and biases widened
+        for (Parameter param : p.model().parameters()) {
+            assertEquals(param.value().dim() == 2 ? DType.BFLOAT16 : DType.FLOAT32, param.value().dtype(), param.toString());
+        }
         assertSame(p.model().stateDict().get("tok_emb.weight").storage(), p.model().stateDict().get("lm_head.weight").storage(), "tied");
+        PretrainedModel widened = PretrainedModels.load(dir, LoadOptions.defaults().inFloat32(true));
+        for (Parameter param : widened.model().parameters()) assertEquals(DType.FLOAT32, param.value().dtype(), "widened at load");
+        assertMatches(forward(widened), ids -> HfReference.llama(c.weights, llamaSpec(c, HfReference.invFreq(8, 500_000)), ids),
+                "tied bf16 llama widened at load");
     }
 
     @Test

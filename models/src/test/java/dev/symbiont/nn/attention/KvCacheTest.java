@@ -1,6 +1,7 @@
 package dev.symbiont.nn.attention;
 
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
 import org.junit.jupiter.api.Test;
 
 import static dev.symbiont.nn.attention.AttentionTesting.assertClose;
@@ -21,6 +22,39 @@ class KvCacheTest {
         cache.clear();
         assertEquals(0, cache.length());
         assertNull(cache.keys());
+    }
+
+    @Test
+    void without_recording_it_writes_into_buffers_that_double_and_earlier_views_keep_their_values() {
+        KvCache cache = new KvCache(100);
+        try (var off = GradMode.disabled()) {
+            Tensor k1 = randn(1, 1, 2, 40, 4), v1 = randn(2, 1, 2, 40, 4);
+            KvCache.Kv first = cache.append(k1, v1);
+            assertEquals(64, cache.capacity(), "room for 64 positions first");
+            assertSame(first.keys().storage(), cache.append(randn(3, 1, 2, 20, 4), randn(4, 1, 2, 20, 4)).keys().storage(),
+                    "60 positions still fit: the same buffer");
+            Tensor k3 = randn(5, 1, 2, 10, 4), v3 = randn(6, 1, 2, 10, 4);
+            KvCache.Kv all = cache.append(k3, v3);
+            assertEquals(100, cache.capacity(), "doubled, capped at maxLength");
+            assertEquals(70, cache.length());
+            assertClose(k1, all.keys().narrow(2, 0, 40).contiguous(), 0, "copied over when the buffer grew");
+            assertClose(v3, all.values().narrow(2, 60, 10).contiguous(), 0, "new values at the end");
+            assertClose(k1, first.keys().contiguous(), 0, "a view handed out before keeps its values");
+        }
+        cache.clear();
+        assertEquals(0, cache.capacity());
+    }
+
+    @Test
+    void while_recording_it_concatenates_and_gradients_reach_the_keys() {
+        KvCache cache = new KvCache(8);
+        Tensor k1 = randn(1, 1, 1, 3, 2).requiresGrad(true), k2 = randn(2, 1, 1, 2, 2).requiresGrad(true);
+        cache.append(k1, randn(3, 1, 1, 3, 2));
+        KvCache.Kv all = cache.append(k2, randn(4, 1, 1, 2, 2));
+        assertEquals(0, cache.capacity());
+        all.keys().sum().backward();
+        assertClose(Tensor.full(1, 1, 1, 3, 2), k1.grad(), 0, "gradient of the first keys");
+        assertClose(Tensor.full(1, 1, 1, 2, 2), k2.grad(), 0, "gradient of the appended keys");
     }
 
     @Test

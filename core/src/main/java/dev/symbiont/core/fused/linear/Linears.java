@@ -27,6 +27,8 @@ public final class Linears {
 
     private static final FusedOp<LinearKernels> LINEAR = FusedOp.of(LinearKernels.FAMILY, "linear", OpCategory.MATMUL);
     private static final FusedOp<LinearKernels> LINEAR_GELU = FusedOp.of(LinearKernels.FAMILY, "linear_gelu", OpCategory.MATMUL);
+    /** Rows up to which linear_swiglu runs as two linears (a decoding step's). */
+    private static final int FEW_ROWS = 4;
     private static final FusedOp<LinearKernels> LINEAR_SPLIT = FusedOp.of(LinearKernels.FAMILY, "linear_split", OpCategory.MATMUL);
 
     /**
@@ -152,6 +154,11 @@ public final class Linears {
             return product(xLow, lowered(w1), null).silu().mul(product(xLow, lowered(w3), null));
         }
         int in = w1.size(1), rows = x.numel() / in;
+        // A decoding step's few rows, or weights kept at a checkpoint's precision: two linears,
+        // which stream W without packing it (the grouped kernel packs, for rows that reuse it)
+        if (rows <= FEW_ROWS || w1.dtype() != DType.FLOAT32 || w3.dtype() != DType.FLOAT32) {
+            return product(x, w1, null).silu().mul(product(x, w3, null));
+        }
         int[] outShape = x.shape().clone();
         outShape[outShape.length - 1] = w1.size(0);
         // One group of all rows; a fill on the backend, so the call uploads nothing.
@@ -159,8 +166,13 @@ public final class Linears {
         return Moe.groupedSwiglu(x.reshape(rows, in), List.of(w1.t()), List.of(w3.t()), sizes).reshape(outShape);
     }
 
+    /**
+     * x and the bias float32; the weight float32, or bfloat16/float16 as a checkpoint stored it
+     * (a pretrained model's matrices kept at their stored precision), widened where it computes.
+     */
     private static void check(String op, Tensor x, Tensor weight, Tensor bias) {
-        Checks.float32(op, x, weight, bias);
+        Checks.float32(op, x, bias);
+        if (weight.dtype() != DType.FLOAT32 && !weight.dtype().isHalf()) Checks.float32(op, weight);
         Checks.sameBackend(op, x, weight, bias);
         if (x.dim() == 0 || weight.dim() != 2 || x.size(-1) != weight.size(1)
                 || (bias != null && (bias.dim() != 1 || bias.size(0) != weight.size(0)))) {
@@ -178,6 +190,8 @@ public final class Linears {
         final boolean[] needs;
         /** The op's bytes estimate, taken here: the node must not hold x itself (its graph). */
         private final long bytes;
+        /** W is a weight kept at a checkpoint's bfloat16/float16 precision, not autocast's copy. */
+        private final boolean storedLowWeight;
 
         Flat(Tensor x, Tensor weight, Tensor bias) {
             this.in = weight.size(1);
@@ -190,6 +204,7 @@ public final class Linears {
             this.w = weight.detach();
             this.b = bias == null ? null : bias.detach();
             this.bytes = FusedOp.bytes(x, weight, bias) + 4L * rows * out;
+            this.storedLowWeight = Autocast.lowPrecision() == null && weight.dtype() != DType.FLOAT32;
             this.needs = new boolean[] {x.requiresGrad(), weight.requiresGrad(), bias != null && bias.requiresGrad()};
         }
 
@@ -219,7 +234,10 @@ public final class Linears {
 
         /** The gradients in the order of the op's inputs, the input's in x's shape. */
         Tensor[] inputShaped(LinearKernels.LinearGrads gr) {
-            return new Tensor[] {gr.input() == null ? null : gr.input().reshape(inShape), gr.weight(), gr.bias()};
+            // a weight kept in bfloat16/float16 gets its gradient in its own dtype; autocast's
+            // low-precision copy of a float32 weight passes float32 on to the cast's backward
+            Tensor dw = gr.weight() == null || !storedLowWeight ? gr.weight() : gr.weight().to(w.dtype());
+            return new Tensor[] {gr.input() == null ? null : gr.input().reshape(inShape), dw, gr.bias()};
         }
     }
 }

@@ -37,6 +37,16 @@ public abstract class LinearConformance extends ConformanceBase {
                 i -> Linears.linear(i.randn(rows, in), i.randn(out, in), i.randn(out)), matmulTolerance(Math.max(in, rows)));
     }
 
+    /** A weight kept in bfloat16, on a decoding step's few rows and on more: the widened weight's product. */
+    @ParameterizedTest(name = "rows {0}")
+    @ValueSource(ints = {1, 2, 4, 5, 33})
+    void linearOnABfloat16WeightMatchesReference(int rows) {
+        assertMatchesReference("linear bfloat16 weight, rows " + rows,
+                in -> Linears.linear(in.randn(rows, 70), in.randn(37, 70).to(DType.BFLOAT16), in.randn(37)), matmulTolerance(70));
+        assertMatchesReference("linear_gelu bfloat16 weight, rows " + rows,
+                in -> Linears.linearGelu(in.randn(rows, 19), in.randn(9, 19).to(DType.BFLOAT16), null), matmulTolerance(19));
+    }
+
     @Test
     void linearTakesBatchedInputsAndWeightViews() {
         assertMatchesReference("linear 3-D input", in -> Linears.linear(in.randn(2, 5, 9), in.randn(4, 9), in.randn(4)),

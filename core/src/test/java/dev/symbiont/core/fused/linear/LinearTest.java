@@ -1,5 +1,6 @@
 package dev.symbiont.core.fused.linear;
 
+import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradCheck;
@@ -34,6 +35,29 @@ class LinearTest {
                 GradCheck.randn(g, 1, 2, 3, 7), GradCheck.randn(g, 1, 5, 7), GradCheck.randn(g, 1, 5));
         GradCheck.check("linear without bias", in -> Linears.linear(in.get(0), in.get(1), null),
                 GradCheck.randn(g, 1, 4, 6), GradCheck.randn(g, 1, 3, 6));
+    }
+
+    /**
+     * A weight kept in bfloat16 (a checkpoint's stored precision) computes as its float32
+     * widening: the same output and input gradient, exactly; its own gradient comes in its dtype.
+     */
+    @Test
+    void aBfloat16WeightComputesAsItsWideningAndGetsABfloat16Gradient() {
+        Generator g = new Generator(8);
+        Tensor w16 = Tensor.randn(g, 5, 7).to(DType.BFLOAT16).requiresGrad(true);
+        Tensor w32 = w16.detach().to(DType.FLOAT32).requiresGrad(true);
+        Tensor b = Tensor.randn(g, 5), gy = Tensor.randn(g, 3, 5);
+        Tensor x16 = Tensor.randn(g, 3, 7).requiresGrad(true), x32 = x16.detach().clone().requiresGrad(true);
+        Tensor y16 = Linears.linear(x16, w16, b), y32 = Linears.linear(x32, w32, b);
+        assertEquals(DType.FLOAT32, y16.dtype());
+        assertArrayEquals(y32.toFloatArray(), y16.toFloatArray());
+        y16.backward(gy);
+        y32.backward(gy);
+        assertArrayEquals(x32.grad().toFloatArray(), x16.grad().toFloatArray());
+        assertEquals(DType.BFLOAT16, w16.grad().dtype());
+        assertArrayEquals(w32.grad().to(DType.BFLOAT16).toFloatArray(), w16.grad().toFloatArray());
+        var e = assertThrows(IllegalArgumentException.class, () -> Linears.linear(x32, w32.detach().to(DType.INT32), null));
+        assertTrue(e.getMessage().contains("linear: expected float32 but got int32"), e.getMessage());
     }
 
     @Test
