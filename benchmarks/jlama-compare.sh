@@ -6,6 +6,7 @@
 #   benchmarks/jlama-compare.sh                    # 3 rounds of llama-f32 llama-bf16 gpt2-f32 gpt2-bf16
 #   benchmarks/jlama-compare.sh 5 llama-f32        # 5 rounds of one model
 #   benchmarks/jlama-compare.sh profile gpt2-f32   # Symbiont's profiler table over one generation
+#   benchmarks/jlama-compare.sh memory [model ...]  # each engine's peak RSS over one generation, a JVM each
 #
 # Prints per model the medians of tokens/s end to end (prompt 128, prefill + 256 new tokens) and of the
 # decoding steps alone, and Symbiont ÷ jlama. Writes its models (~500 MB each) under $TMPDIR.
@@ -19,5 +20,21 @@ LOCK=(); command -v flock >/dev/null && LOCK=(flock /tmp/symbiont-mvn.lock)
 
 T=benchmarks/target
 CP="$T/test-classes:$T/classes:$(cat "$T/test-class-path.txt")"
-"$JAVA" --add-modules jdk.incubator.vector -XX:+UseG1GC -Xms6g -Xmx6g -cp "$CP" dev.symbiont.bench.jlama.JlamaCompareReport "$@" \
-  2>&1 | grep -v -e '^WARNING' -e '^SLF4J' -e 'incubat' -e 'GemmSelection'
+quiet() { grep -v -e '^WARNING' -e '^SLF4J' -e 'incubat' -e 'GemmSelection' || true; }
+REPORT=dev.symbiont.bench.jlama.JlamaCompareReport
+
+if [ "${1:-}" = memory ]; then
+  # Peak memory needs a JVM per engine; the same options for both, the smallest round heap the float32 models load in
+  shift
+  MODELS=("$@"); [ ${#MODELS[@]} -gt 0 ] || MODELS=(llama-f32 llama-bf16 gpt2-f32 gpt2-bf16)
+  OPTS=(--add-modules jdk.incubator.vector -XX:+UseG1GC -Xmx1g -cp "$CP")
+  for m in "${MODELS[@]}"; do
+    DIR=$(mktemp -d "${TMPDIR:-/tmp}/jlama-memory-XXXXXX")
+    "$JAVA" "${OPTS[@]}" $REPORT write "$m" "$DIR" 2>&1 | quiet
+    for engine in symbiont jlama; do "$JAVA" "${OPTS[@]}" $REPORT memory "$m" "$engine" "$DIR" 2>&1 | quiet; done
+    rm -rf "$DIR"
+  done
+  exit 0
+fi
+
+"$JAVA" --add-modules jdk.incubator.vector -XX:+UseG1GC -Xms6g -Xmx6g -cp "$CP" $REPORT "$@" 2>&1 | quiet

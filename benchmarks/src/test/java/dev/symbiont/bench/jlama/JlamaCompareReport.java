@@ -36,8 +36,9 @@ import java.util.stream.Stream;
  * engines, so a near-tie can part them (JlamaAgreementTest checks agreement on tiny models whose logits stay well apart).
  *
  * <p>Run with {@code benchmarks/jlama-compare.sh [reps [model ...]]} (models: llama-f32 llama-bf16
- * gpt2-f32 gpt2-bf16), or {@code benchmarks/jlama-compare.sh profile MODEL} for Symbiont's profiler
- * table over one generation.
+ * gpt2-f32 gpt2-bf16), {@code benchmarks/jlama-compare.sh profile MODEL} for Symbiont's profiler
+ * table over one generation, or {@code benchmarks/jlama-compare.sh memory [model ...]} for each
+ * engine's peak memory in a JVM of its own ({@link PeakMemory}).
  */
 public final class JlamaCompareReport {
     static final int PROMPT = 128, NEW_TOKENS = 256, THREADS = 2;
@@ -64,6 +65,14 @@ public final class JlamaCompareReport {
         PhysicalCoreExecutor.overrideThreadCount(THREADS);                           // jlama's pool; before any jlama op
         if (args.length > 0 && args[0].equals("profile")) {
             profile(model(args.length > 1 ? args[1] : "llama-f32"));
+            return;
+        }
+        if (args.length == 3 && args[0].equals("write")) {                    // write MODEL DIR
+            PeerModels.write(Path.of(args[2]), model(args[1]).config(), model(args[1]).dtype(), 1);
+            return;
+        }
+        if (args.length == 4 && args[0].equals("memory")) {                   // memory MODEL ENGINE DIR
+            PeakMemory.measure(model(args[1]), args[2], Path.of(args[3]));
             return;
         }
         int reps = args.length > 0 ? Integer.parseInt(args[0]) : 3;
@@ -112,7 +121,7 @@ public final class JlamaCompareReport {
     }
 
     /** Symbiont's greedy generation of {@link #NEW_TOKENS} after {@code prompt}, no stop id; its stats into {@code stats[0]} when given. */
-    private static long[] symbiont(CausalLM lm, long[] prompt, GenerationStats[] stats) {
+    static long[] symbiont(CausalLM lm, long[] prompt, GenerationStats[] stats) {
         long[] ids = Arrays.copyOf(prompt, prompt.length + NEW_TOKENS);
         int[] n = {prompt.length};
         GenerationConfig greedy = GenerationConfig.DEFAULT.withSampling(Sampling.greedy()).withMaxNewTokens(NEW_TOKENS);
@@ -157,7 +166,7 @@ public final class JlamaCompareReport {
         Files.delete(dir);
     }
 
-    private static long[] prompt(int vocab) {
+    static long[] prompt(int vocab) {
         Generator g = new Generator(32);
         long[] ids = new long[PROMPT];
         for (int i = 0; i < PROMPT; i++) ids[i] = g.nextInt(vocab);
