@@ -30,7 +30,7 @@ if [ "${1:-}" = memory ]; then
   OPTS=(--add-modules jdk.incubator.vector -XX:+UseG1GC -Xmx1g -cp "$CP")
   for m in "${MODELS[@]}"; do
     DIR=$(mktemp -d "${TMPDIR:-/tmp}/jlama-memory-XXXXXX")
-    "$JAVA" "${OPTS[@]}" $REPORT write "$m" "$DIR" 2>&1 | quiet
+    "$JAVA" --add-modules jdk.incubator.vector -Xmx6g -cp "$CP" $REPORT write "$m" "$DIR" 2>&1 | quiet
     for engine in symbiont jlama; do "$JAVA" "${OPTS[@]}" $REPORT memory "$m" "$engine" "$DIR" 2>&1 | quiet; done
     rm -rf "$DIR"
   done

@@ -23,8 +23,8 @@ final class MpiReport {
     private static final Pattern SIGNAL = Pattern.compile("process rank (\\d+) with PID \\d+ on node \\S+ exited on signal (\\d+)(?: \\(([^)]*)\\))?");
     private static final Pattern ABORT = Pattern.compile("MPI_ABORT was invoked on rank (\\d+) in communicator \\S+\\s+with errorcode (-?\\d+)");
     private static final Pattern EXIT = Pattern.compile("Process name:\\s+\\[\\[\\d+,\\d+],(\\d+)]\\s+Exit code:\\s+(-?\\d+)");
-    /** Open MPI 4.1's note that it lost a report on its way to mpirun (its MPI_ABORT one, at times): about the report, not the job. */
-    private static final Pattern LOST = Pattern.compile("\\[[^]]+:\\d+] \\[\\[\\d+,\\d+],\\d+] ORTE_ERROR_LOG: Data unpack (had inadequate space|would read past end of buffer) in file \\S*show_help\\.c.*");
+    /** Open MPI 4.1's note that it lost a report on its way to mpirun (its MPI_ABORT one, at times; an unpack error or "Out of resource"): about the report, not the job. */
+    private static final Pattern LOST = Pattern.compile("\\[[^]]+:\\d+] \\[\\[\\d+,\\d+],\\d+] ORTE_ERROR_LOG: [^:]+ in file \\S*show_help\\.c.*");
     /** The line a rank prints as it aborts the job ({@link TrainRanks#fail}): the cause when mpirun's report is lost. */
     private static final Pattern RANK_ABORT = Pattern.compile("rank (\\d+): " + Pattern.quote(TrainRanks.ABORT_MESSAGE));
     /** What mpirun says around the report that names the rank, which adds nothing to it. */

@@ -44,7 +44,7 @@ class MpiReportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Data unpack had inadequate space", "Data unpack would read past end of buffer"})
+    @ValueSource(strings = {"Data unpack had inadequate space", "Data unpack would read past end of buffer", "Out of resource"})
     void when_mpirun_loses_the_abort_report_the_rank_that_said_it_aborts_is_named(String lost) {
         MpiReport report = new MpiReport();
         List<String> shown = feed(report, "symbiont train: rank 0: the corpus is empty", "rank 0: " + TrainRanks.ABORT_MESSAGE,

@@ -228,7 +228,10 @@ public abstract class Module {
             Tensor current = current();
             Tensor value = given.dtype() == current.dtype() ? given : given.to(current.dtype());
             if (value.backend() != current.backend()) value = value.to(current.backend());
-            if (parameter != null) parameter.replace(value.contiguous());
+            // into the parameter's own storage when it can (torch's param.copy_): no second copy of
+            // the weights while a checkpoint loads
+            if (parameter != null && value.backend() == current.backend()) parameter.update(value);
+            else if (parameter != null) parameter.replace(value.contiguous());
             // A private copy, as parameters get: buffers updated in place (batch norm's running
             // statistics) must not write into the caller's state dict.
             else owner.buffers.put(name, (value == given ? value.clone() : value).detach());
