@@ -3,6 +3,7 @@ package dev.symbiont.cuda;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.moe.Moe;
+import dev.symbiont.core.fused.moe.MoeKernels.GatedRows;
 import dev.symbiont.core.fused.moe.MoeKernels.GroupedGrads;
 import dev.symbiont.cuda.driver.Dim3;
 import dev.symbiont.cuda.driver.KernelArgs;
@@ -68,15 +69,39 @@ final class CudaGroupedGemm {
         return new GroupedGrads(dx, dw);
     }
 
+    /**
+     * h (R, hidden) = silu(x_e · gate_e) ⊙ (x_e · up_e) over each expert's rows of x (R, in), the
+     * two products in registers; with {@code keep} the products (R, hidden) are written too.
+     */
+    GatedRows swiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
+        io.backend().enter();
+        Moe.checkGroupSizes(x, groupSizes);
+        int rows = x.size(0), in = x.size(1), hidden = gate.get(0).size(1);
+        Tensor xs = FusedOperands.dense(x), sizes = sizes(groupSizes), h = io.empty(rows, hidden);
+        Tensor a = keep ? io.empty(rows, hidden) : null, b = keep ? io.empty(rows, hidden) : null;
+        for (int first = 0; first < gate.size(); first += TABLE) {
+            int count = Math.min(TABLE, gate.size() - first);
+            launchRows("grouped_swiglu_f32", rows, hidden, count, KernelArgs.of().pointer(FusedOperands.address(h))
+                    .pointer(FusedOperands.address(a)).pointer(FusedOperands.address(b)).pointer(FusedOperands.address(xs))
+                    .struct(table(gate, first, count, false), 8).struct(table(up, first, count, false), 8)
+                    .pointer(FusedOperands.address(sizes)).i32(first).i32(count).i64(rows).i32(in).i32(hidden));
+        }
+        return new GatedRows(h, a, b);
+    }
+
     /** c (R, n) = a (R, kDim) times each row's expert's W (kDim, n), or Wᵀ when {@code transposeW}. */
     private void rowTiles(Tensor c, Tensor a, List<Tensor> weights, boolean transposeW, Tensor sizes, int rows, int kDim, int n) {
         for (int first = 0; first < weights.size(); first += TABLE) {
             int count = Math.min(TABLE, weights.size() - first);
-            io.backend().kernels().launch(GROUP, "grouped_matmul_f32", Dim3.of(tiles(n), tiles(rows) + count),
-                    Dim3.of(THREADS), 0, KernelArgs.of().pointer(FusedOperands.address(c)).pointer(FusedOperands.address(a))
-                            .struct(table(weights, first, count, transposeW), 8).pointer(FusedOperands.address(sizes))
-                            .i32(first).i32(count).i64(rows).i32(kDim).i32(n));
+            launchRows("grouped_matmul_f32", rows, n, count, KernelArgs.of().pointer(FusedOperands.address(c))
+                    .pointer(FusedOperands.address(a)).struct(table(weights, first, count, transposeW), 8)
+                    .pointer(FusedOperands.address(sizes)).i32(first).i32(count).i64(rows).i32(kDim).i32(n));
         }
+    }
+
+    /** A row-tile kernel's grid: column tiles of n by the row tiles of R rows plus one partial tile per expert of the launch. */
+    private void launchRows(String kernel, int rows, int n, int experts, KernelArgs args) {
+        io.backend().kernels().launch(GROUP, kernel, Dim3.of(tiles(n), tiles(rows) + experts), Dim3.of(THREADS), 0, args);
     }
 
     /** The kernels' {@code ExpertMatrices}: addresses, row strides, column strides of experts [first, first + count). */

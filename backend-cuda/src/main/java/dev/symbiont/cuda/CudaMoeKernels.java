@@ -21,13 +21,14 @@ import java.util.OptionalLong;
  *
  * <p>Nothing is read to the host in a dropless step. A dropping capacity's kept-row count is the
  * rows' shape, read once per permute as the reference does. Expert ids out of range and bad
- * permutations are found on the device and raised at the next synchronisation. Empty operands run
- * the reference, counted by {@link Fallbacks}; {@code groupedSwiglu} is the contract's composition
- * of these kernels.
+ * permutations are found on the device and raised at the next synchronisation. The experts' gate
+ * and up projections run as one kernel with SwiGLU applied to both tiles in registers
+ * ({@code groupedSwiglu}); its backward is the contract's composition of these kernels. Empty
+ * operands run the reference, counted by {@link Fallbacks}.
  */
 final class CudaMoeKernels extends ReferenceMoe {
     private static final String GROUP = "moe", ROUTE = "moe_route", PERMUTE = "moe_permute", COMBINE = "moe_combine",
-            SWIGLU = "moe_swiglu", GROUPED_MATMUL = "grouped_matmul";
+            SWIGLU = "moe_swiglu", GROUPED_MATMUL = "grouped_matmul", GROUPED_SWIGLU = "grouped_swiglu";
     /** Slots per block of the permute's counting pass (the kernel's CHUNK). */
     static final int CHUNK = 256;
     private static final int WARPS_PER_BLOCK = 8, MAX_GRID = 65_535;
@@ -137,6 +138,14 @@ final class CudaMoeKernels extends ReferenceMoe {
             return super.groupedMatmulBackward(gradOut, x, weights, groupSizes);
         }
         return grouped.backward(gradOut, x, weights, groupSizes);
+    }
+
+    @Override
+    public GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
+        if (!groupedReady(GROUPED_SWIGLU, x, gate) || !FusedOperands.nonEmptyFloats(GROUPED_SWIGLU, up.toArray(new Tensor[0]))) {
+            return super.groupedSwiglu(x, gate, up, groupSizes, keep);
+        }
+        return grouped.swiglu(x, gate, up, groupSizes, keep);
     }
 
     private static boolean groupedReady(String op, Tensor x, List<Tensor> weights) {

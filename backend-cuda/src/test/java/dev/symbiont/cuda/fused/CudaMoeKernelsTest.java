@@ -3,6 +3,7 @@ package dev.symbiont.cuda.fused;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Scope;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.conformance.ConformanceBase;
@@ -36,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CudaMoeKernelsTest extends ConformanceBase {
     private static final List<String> OPS = List.of("moe_route", "moe_route backward", "moe_permute", "moe_permute backward",
-            "grouped_matmul", "grouped_matmul backward", "moe_combine", "moe_combine backward", "moe_swiglu", "moe_swiglu backward");
+            "grouped_matmul", "grouped_matmul backward", "moe_combine", "moe_combine backward", "moe_swiglu", "moe_swiglu backward", "grouped_swiglu");
 
     private final CudaBackend cuda = new CudaBackend(new InterpretedDriver(), 0);
 
@@ -91,6 +92,23 @@ class CudaMoeKernelsTest extends ConformanceBase {
                 Tensor.fromArray(new long[] {0, 130, 0})), matmulTolerance(70));
         assertMatchesReference("int32 sizes, transposed input", in -> Moe.groupedMatmul(in.transposed(100, 17),
                 in.transposed(2, 17, 65), Tensor.fromArray(new int[] {65, 35})), matmulTolerance(65));
+        assertEquals(before, fallbacks(), "the moe kernels took every call");
+    }
+
+    /** Without gradients the gated kernel writes only h, not the two projections backward would read. */
+    @Test
+    void groupedSwigluWithoutGradientsMatchesReference() {
+        long before = fallbacks();
+        assertMatchesReference("grouped swiglu under no_grad", in -> {
+            try (Scope s = GradMode.disabled()) {
+                List<Tensor> gate = new ArrayList<>(), up = new ArrayList<>();
+                for (int e = 0; e < 3; e++) {
+                    gate.add(in.transposed(9, 67));
+                    up.add(in.randn(9, 67));
+                }
+                return Moe.groupedSwiglu(in.randn(70, 9), gate, up, Tensor.fromArray(new long[] {20, 0, 50}));
+            }
+        }, matmulTolerance(9));
         assertEquals(before, fallbacks(), "the moe kernels took every call");
     }
 

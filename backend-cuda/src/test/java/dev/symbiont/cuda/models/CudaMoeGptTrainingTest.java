@@ -2,7 +2,6 @@ package dev.symbiont.cuda.models;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
-import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.Fallbacks;
@@ -15,8 +14,6 @@ import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.GptConfig;
 import dev.symbiont.nn.moe.Dispatch;
 import dev.symbiont.nn.moe.MoeLayers;
-import dev.symbiont.optim.AdamW;
-import dev.symbiont.optim.Optimizer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,31 +31,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * composed of the device's primitives, dropless and with a capacity that drops slots.
  */
 class CudaMoeGptTrainingTest {
-    private static final int VOCAB = 13, STEPS = 3, D = 16, EXPERTS = 4, TOP_K = 2;
+    private static final int VOCAB = CudaGptTrainingTest.VOCAB, STEPS = CudaGptTrainingTest.STEPS, D = 16, EXPERTS = 4, TOP_K = 2;
     private static final List<String> MOE_OPS = List.of("moe_route", "moe_route backward", "moe_permute", "moe_permute backward",
-            "grouped_matmul", "grouped_matmul backward", "moe_combine", "moe_combine backward", "moe_swiglu", "moe_swiglu backward");
+            "grouped_matmul", "grouped_matmul backward", "moe_combine", "moe_combine backward", "moe_swiglu", "moe_swiglu backward", "grouped_swiglu");
 
     private static float[] losses(Backend backend, double capacityFactor) {
         try (Scope s = Backends.use(backend)) {
             int hidden = (8 * D + 3 * TOP_K - 1) / (3 * TOP_K); // the moe command's active-parameter match
             Dispatch dispatch = capacityFactor == 0 ? Dispatch.dropless() : Dispatch.capacity(capacityFactor);
             MoeLayers moe = new MoeLayers(EXPERTS, TOP_K, hidden, dispatch, true, 0, 1, 0.01, 0.001);
-            Gpt gpt = new Gpt(GptConfig.of(VOCAB, D, 1, 2, 8), moe, new Generator(7), 0.1);
-            Optimizer opt = new AdamW(gpt.parameterGroups(0.01), AdamW.options(3e-3));
-            long[] ids = new long[2 * 8], targets = new long[2 * 8];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = (i * 5 + 3) % VOCAB;
-                targets[i] = (i * 5 + 8) % VOCAB;
-            }
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8)).add(gpt.auxiliaryLoss());
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return CudaGptTrainingTest.train(new Gpt(GptConfig.of(VOCAB, D, 1, 2, 8), moe, new Generator(7), 0.1), STEPS);
         }
     }
 
