@@ -10,11 +10,9 @@ import dev.symbiont.core.conformance.ConformanceBase;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.moe.Moe;
-import dev.symbiont.core.fused.moe.MoeConformance;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -43,11 +41,6 @@ class CudaMoeKernelsTest extends ConformanceBase {
 
     @Override
     protected Backend backend() { return cuda; }
-
-    @Nested
-    class Kit extends MoeConformance {
-        @Override protected Backend backend() { return cuda; }
-    }
 
     @Test
     void theBackendHandsOutItsMoeKernels() {
