@@ -14,6 +14,10 @@
 #                                       attention kernels (batch 4, 16 heads, head_dim 128, seq 1024..16384,
 #                                       fp32/bf16, causal or not, forward and forward+backward) next to torch's
 #                                       scaled_dot_product_attention; results in $OUT/attention.txt
+#   backend-cuda/gpu-check.sh moe       on the GPU machine, after prepare, a device call of its own (about 4 minutes):
+#                                       a dropless top-2 MoE layer of 8 and 64 SwiGLU experts (8192 tokens, d 1024,
+#                                       forward and forward+backward, fp32) next to the dense SwiGLU FFN of equal
+#                                       active parameters; results in $OUT/moe.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -94,23 +98,40 @@ run() {
   cat "$report"
 }
 
-# A command of its own: with run's three parts it would not fit one 10-minute device call.
-attention() {
-  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+# Java 25 (unpacked from .device where the machine has none), and the classpath (cp) and JVM options (jvm)
+# of the device programs, set in the caller's locals.
+device_java() {
   if ! command -v java >/dev/null || ! java -version 2>&1 | grep -q 'version "25'; then
     tar xJf "$dir/jdk.txz" -C /tmp && export PATH=/tmp/jdk/bin:$PATH
   fi
-  local cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
-  local jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
+  cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
+  jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
+}
+
+# A command of its own: with run's three parts it would not fit one 10-minute device call.
+attention() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
   timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.AttentionBenchmark > "$out/attention-symbiont.txt" 2>&1 || true
   timeout 150 python3 "$here/gpu-check/attention_torch.py" > "$out/attention-torch.txt" 2>&1 || true
   python3 "$here/gpu-check/attention_table.py" "$out/attention-symbiont.txt" "$out/attention-torch.txt" > "$out/attention.txt" || true
   cat "$out/attention.txt"
 }
 
+# The MoE layer against the dense FFN of equal active parameters: a command of its own, like attention.
+moe() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
+  timeout 240 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.MoeLayerBenchmark > "$out/moe.txt" 2>&1 || echo "moe benchmark exited $?" >> "$out/moe.txt"
+  cat "$out/moe.txt"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   attention) attention ;;
-  *) echo "usage: $0 prepare|run|attention" >&2; exit 2 ;;
+  moe) moe ;;
+  *) echo "usage: $0 prepare|run|attention|moe" >&2; exit 2 ;;
 esac

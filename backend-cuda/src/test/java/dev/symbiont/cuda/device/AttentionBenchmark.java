@@ -85,7 +85,7 @@ public final class AttentionBenchmark {
     }
 
     /** Milliseconds per call of {@code work}, the stream synchronised before and after the timed calls. */
-    private static double time(CudaBackend backend, Runnable work) {
+    static double time(CudaBackend backend, Runnable work) {
         for (int i = 0; i < WARMUPS; i++) work.run();
         backend.synchronize();
         long start = System.nanoTime();

@@ -28,27 +28,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * forced to their references composed of the device's primitives.
  */
 class CudaGptTrainingTest {
-    private static final int VOCAB = 13, STEPS = 3;
+    static final int VOCAB = 13, STEPS = 3;
 
     private static float[] losses(Backend backend) {
         try (Scope s = Backends.use(backend)) {
-            Gpt gpt = new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7));
-            Optimizer opt = new AdamW(gpt.parameterGroups(0.01), AdamW.options(3e-3));
-            long[] ids = new long[2 * 8], targets = new long[2 * 8];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = (i * 5 + 3) % VOCAB;
-                targets[i] = (i * 5 + 8) % VOCAB;
-            }
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return train(new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7)), STEPS);
         }
+    }
+
+    /**
+     * The losses of {@code steps} AdamW steps of {@code gpt} on one fixed (2, 8) batch of a
+     * next-token task over {@value #VOCAB} ids, its auxiliary loss (an MoE model's) added when it has one.
+     */
+    static float[] train(Gpt gpt, int steps) {
+        Optimizer opt = new AdamW(gpt.parameterGroups(0.01), AdamW.options(3e-3));
+        long[] ids = new long[2 * 8], targets = new long[2 * 8];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = (i * 5 + 3) % VOCAB;
+            targets[i] = (i * 5 + 8) % VOCAB;
+        }
+        float[] out = new float[steps];
+        for (int step = 0; step < steps; step++) {
+            Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
+            Tensor aux = gpt.auxiliaryLoss();
+            if (aux != null) loss = loss.add(aux);
+            loss.backward();
+            opt.step();
+            opt.zeroGrad();
+            out[step] = loss.item();
+        }
+        return out;
     }
 
     @Test
