@@ -14,6 +14,7 @@ import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.conv.ConvKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.cuda.driver.Driver;
@@ -73,6 +74,7 @@ public final class CudaBackend implements Backend {
         families.put(ActivationKernels.FAMILY, new CudaActivationKernels(this));
         families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
         families.put(AttentionKernels.FAMILY, new CudaAttentionKernels(this));
+        families.put(ConvKernels.FAMILY, new CudaConvKernels(this));
     }
 
     @Override public String name() { return "cuda"; }
