@@ -39,15 +39,7 @@ class CudaGptTrainingTest {
                 ids[i] = (i * 5 + 3) % VOCAB;
                 targets[i] = (i * 5 + 8) % VOCAB;
             }
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return TrainingSteps.losses(STEPS, opt, () -> gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8)));
         }
     }
 

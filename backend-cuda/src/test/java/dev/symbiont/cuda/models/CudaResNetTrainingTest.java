@@ -47,15 +47,7 @@ class CudaResNetTrainingTest {
             Optimizer opt = new SGD(model.namedParameters(), SGD.options(0.05).momentum(0.9));
             Tensor images = Tensor.randn(new Generator(22), BATCH, 3, 8, 8);
             Tensor labels = Tensor.fromArray(new long[] {0, 2, 1, 2});
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = model.loss(images, labels);
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return TrainingSteps.losses(STEPS, opt, () -> model.loss(images, labels));
         }
     }
 
