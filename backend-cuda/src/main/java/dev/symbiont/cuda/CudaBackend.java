@@ -15,6 +15,7 @@ import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.conv.ConvKernels;
+import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.cuda.driver.Driver;
@@ -75,6 +76,7 @@ public final class CudaBackend implements Backend {
         families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
         families.put(AttentionKernels.FAMILY, new CudaAttentionKernels(this));
         families.put(ConvKernels.FAMILY, new CudaConvKernels(this));
+        families.put(LinearKernels.FAMILY, new CudaLinearKernels(this));
     }
 
     @Override public String name() { return "cuda"; }

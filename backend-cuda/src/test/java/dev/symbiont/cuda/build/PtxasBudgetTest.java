@@ -31,7 +31,8 @@ class PtxasBudgetTest {
             Map.entry("optim", new Budget(48, 0)),
             Map.entry("attention", new Budget(128, 36_864)),
             Map.entry("conv", new Budget(72, 128)),
-            Map.entry("channel_norm", new Budget(48, 128)));
+            Map.entry("channel_norm", new Budget(48, 128)),
+            Map.entry("linear", new Budget(40, 0)));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");
