@@ -14,6 +14,8 @@ import dev.symbiont.core.backend.UnaryOp;
 import dev.symbiont.core.fused.Family;
 import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
+import dev.symbiont.core.fused.conv.ConvKernels;
+import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
@@ -75,6 +77,8 @@ public final class CudaBackend implements Backend {
         families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
         families.put(AttentionKernels.FAMILY, new CudaAttentionKernels(this));
         families.put(MoeKernels.FAMILY, new CudaMoeKernels(this));
+        families.put(ConvKernels.FAMILY, new CudaConvKernels(this));
+        families.put(LinearKernels.FAMILY, new CudaLinearKernels(this));
     }
 
     @Override public String name() { return "cuda"; }

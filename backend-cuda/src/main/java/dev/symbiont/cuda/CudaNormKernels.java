@@ -16,16 +16,19 @@ import java.util.Arrays;
  *
  * <p>Softmax along another dim, empty or non-float32 inputs and parameters or statistics of other
  * shapes run the reference, counted by {@link Fallbacks}. The channel norms of (N, C, L) (batch
- * norm, group norm, layer norm over C) are the inherited reference, composed of this backend's
- * primitives.
+ * norm, group norm, layer norm over C) run on {@code channel_norm.cu} through {@link CudaChannelNorms}.
  */
 final class CudaNormKernels extends ReferenceNorm {
     /** Threads of a row's block: enough warps to cover a short row, at most this many. */
     static final int MAX_ROW_THREADS = 256;
 
     private final FusedOperands io;
+    private final CudaChannelNorms channels;
 
-    CudaNormKernels(CudaBackend backend) { this.io = new FusedOperands(backend); }
+    CudaNormKernels(CudaBackend backend) {
+        this.io = new FusedOperands(backend);
+        this.channels = new CudaChannelNorms(backend);
+    }
 
     // ---- softmax ---------------------------------------------------------------------------------
 
@@ -174,6 +177,44 @@ final class CudaNormKernels extends ReferenceNorm {
                     .pointer(FusedOperands.address(mu)).pointer(FusedOperands.address(r)).i32(rows).i32(cols));
         }
         return new NormGrads(gx, gw, gb);
+    }
+
+    // ---- channel norms of (N, C, L) ------------------------------------------------------------
+
+    @Override
+    public BatchNormResult batchNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+        return channels.batchNorm(x, weight, bias, eps);
+    }
+
+    @Override
+    public Tensor batchNormEval(Tensor x, Tensor mean, Tensor rstd, Tensor weight, Tensor bias) {
+        return channels.batchNormEval(x, mean, rstd, weight, bias);
+    }
+
+    @Override
+    public NormGrads batchNormBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd,
+                                       boolean training) {
+        return channels.batchNormBackward(gradY, x, weight, bias, mean, rstd, training);
+    }
+
+    @Override
+    public NormResult groupNorm(Tensor x, int groups, Tensor weight, Tensor bias, double eps) {
+        return channels.groupNorm(x, groups, weight, bias, eps);
+    }
+
+    @Override
+    public NormGrads groupNormBackward(Tensor gradY, Tensor x, int groups, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        return channels.groupNormBackward(gradY, x, groups, weight, bias, mean, rstd);
+    }
+
+    @Override
+    public NormResult layerNorm2d(Tensor x, Tensor weight, Tensor bias, double eps) {
+        return channels.layerNorm2d(x, weight, bias, eps);
+    }
+
+    @Override
+    public NormGrads layerNorm2dBackward(Tensor gradY, Tensor x, Tensor weight, Tensor bias, Tensor mean, Tensor rstd) {
+        return channels.layerNorm2dBackward(gradY, x, weight, bias, mean, rstd);
     }
 
     // ---- launching and checks -------------------------------------------------------------------

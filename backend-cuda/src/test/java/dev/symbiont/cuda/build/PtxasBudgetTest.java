@@ -20,17 +20,20 @@ class PtxasBudgetTest {
     record Budget(int registers, int sharedBytes) {}
 
     static final Budget DEFAULT = new Budget(64, 0);
-    static final Map<String, Budget> BUDGETS = Map.of(
-            "copy", new Budget(48, 0),
-            "random", new Budget(48, 0),
-            "index_check", new Budget(40, 0),
-            "reduce", new Budget(48, 0),
-            "gemm", new Budget(128, 8192),
-            "norm", new Budget(40, 128),
-            "activation", new Budget(40, 0),
-            "optim", new Budget(48, 0),
-            "attention", new Budget(128, 36_864),
-            "moe", new Budget(96, 12_800));
+    static final Map<String, Budget> BUDGETS = Map.ofEntries(
+            Map.entry("copy", new Budget(48, 0)),
+            Map.entry("random", new Budget(48, 0)),
+            Map.entry("index_check", new Budget(40, 0)),
+            Map.entry("reduce", new Budget(48, 0)),
+            Map.entry("gemm", new Budget(128, 8192)),
+            Map.entry("norm", new Budget(40, 128)),
+            Map.entry("activation", new Budget(40, 0)),
+            Map.entry("optim", new Budget(48, 0)),
+            Map.entry("attention", new Budget(128, 36_864)),
+            Map.entry("conv", new Budget(72, 128)),
+            Map.entry("channel_norm", new Budget(48, 128)),
+            Map.entry("linear", new Budget(40, 0)),
+            Map.entry("moe", new Budget(96, 12_800)));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");

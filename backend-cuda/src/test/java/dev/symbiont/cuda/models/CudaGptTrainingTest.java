@@ -7,6 +7,7 @@ import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.FusedKernels;
 import dev.symbiont.core.fused.activation.ActivationKernels;
+import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
 import dev.symbiont.core.reference.ReferenceBackend;
@@ -24,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A GPT trains on the {@code cuda} backend, interpreted: the same seed gives the same initial
  * weights (Philox is bit-identical) and the losses of a few AdamW steps follow the reference
- * backend's, both with the backend's norm, activation and optim kernels and with those families
+ * backend's, both with the backend's norm, activation, optim and linear kernels and with those families
  * forced to their references composed of the device's primitives.
  */
 class CudaGptTrainingTest {
@@ -47,17 +48,11 @@ class CudaGptTrainingTest {
             ids[i] = (i * 5 + 3) % VOCAB;
             targets[i] = (i * 5 + 8) % VOCAB;
         }
-        float[] out = new float[steps];
-        for (int step = 0; step < steps; step++) {
+        return TrainingSteps.losses(steps, opt, () -> {
             Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
             Tensor aux = gpt.auxiliaryLoss();
-            if (aux != null) loss = loss.add(aux);
-            loss.backward();
-            opt.step();
-            opt.zeroGrad();
-            out[step] = loss.item();
-        }
-        return out;
+            return aux == null ? loss : loss.add(aux);
+        });
     }
 
     @Test
@@ -66,7 +61,8 @@ class CudaGptTrainingTest {
         float[] reference = losses(new ReferenceBackend());
         float[] cuda = losses(new CudaBackend(fused, 0));
         float[] cudaComposed;
-        try (Scope s = FusedKernels.forceReference(NormKernels.FAMILY, ActivationKernels.FAMILY, OptimKernels.FAMILY)) {
+        try (Scope s = FusedKernels.forceReference(NormKernels.FAMILY, ActivationKernels.FAMILY, OptimKernels.FAMILY,
+                LinearKernels.FAMILY)) {
             cudaComposed = losses(new CudaBackend(composed, 0));
         }
         for (int step = 0; step < STEPS; step++) {
