@@ -16,6 +16,7 @@ import dev.symbiont.core.fused.activation.ActivationKernels;
 import dev.symbiont.core.fused.attention.AttentionKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.memory.CachingAllocator;
 import dev.symbiont.cuda.memory.DeviceAllocator;
@@ -73,6 +74,7 @@ public final class CudaBackend implements Backend {
         families.put(ActivationKernels.FAMILY, new CudaActivationKernels(this));
         families.put(OptimKernels.FAMILY, new CudaOptimKernels(this));
         families.put(AttentionKernels.FAMILY, new CudaAttentionKernels(this));
+        families.put(ScanKernels.FAMILY, new CudaScanKernels(this));
     }
 
     @Override public String name() { return "cuda"; }
