@@ -14,6 +14,10 @@
 #                                       attention kernels (batch 4, 16 heads, head_dim 128, seq 1024..16384,
 #                                       fp32/bf16, causal or not, forward and forward+backward) next to torch's
 #                                       scaled_dot_product_attention; results in $OUT/attention.txt
+#   backend-cuda/gpu-check.sh scan      on the GPU machine, after prepare, within 5 minutes of its own: the scan
+#                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
+#                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
+#                                       forward+backward, GB/s); results in $OUT/scan.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -94,23 +98,39 @@ run() {
   cat "$report"
 }
 
-# A command of its own: with run's three parts it would not fit one 10-minute device call.
-attention() {
-  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+# The JDK (unpacked from .device when the machine has none) and the class path the benchmarks run with.
+device_java() {
   if ! command -v java >/dev/null || ! java -version 2>&1 | grep -q 'version "25'; then
     tar xJf "$dir/jdk.txz" -C /tmp && export PATH=/tmp/jdk/bin:$PATH
   fi
-  local cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
-  local jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
+  cp="$dir/symbiont-cli-all.jar:$dir/backend-cuda-tests.jar:$dir/core-tests.jar"
+  jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
+}
+
+# A command of its own: with run's three parts it would not fit one 10-minute device call.
+attention() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
   timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.AttentionBenchmark > "$out/attention-symbiont.txt" 2>&1 || true
   timeout 150 python3 "$here/gpu-check/attention_torch.py" > "$out/attention-torch.txt" 2>&1 || true
   python3 "$here/gpu-check/attention_table.py" "$out/attention-symbiont.txt" "$out/attention-torch.txt" > "$out/attention.txt" || true
   cat "$out/attention.txt"
 }
 
+# The scan kernels' timings, a command of its own too (ScanBenchmark's javadoc says what each line holds).
+scan() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
+  timeout 280 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ScanBenchmark > "$out/scan.txt" 2>&1 || echo "scan benchmark exited $?" >> "$out/scan.txt"
+  cat "$out/scan.txt"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   attention) attention ;;
-  *) echo "usage: $0 prepare|run|attention" >&2; exit 2 ;;
+  scan) scan ;;
+  *) echo "usage: $0 prepare|run|attention|scan" >&2; exit 2 ;;
 esac

@@ -84,13 +84,7 @@ public final class AttentionBenchmark {
         r.logsumexp().storage().release();
     }
 
-    /** Milliseconds per call of {@code work}, the stream synchronised before and after the timed calls. */
     private static double time(CudaBackend backend, Runnable work) {
-        for (int i = 0; i < WARMUPS; i++) work.run();
-        backend.synchronize();
-        long start = System.nanoTime();
-        for (int i = 0; i < ITERATIONS; i++) work.run();
-        backend.synchronize();
-        return (System.nanoTime() - start) / 1e6 / ITERATIONS;
+        return DeviceTiming.millisPerCall(backend, WARMUPS, ITERATIONS, work);
     }
 }

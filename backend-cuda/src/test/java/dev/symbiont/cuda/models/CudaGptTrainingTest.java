@@ -2,7 +2,6 @@ package dev.symbiont.cuda.models;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
-import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.FusedKernels;
@@ -14,8 +13,6 @@ import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.GptConfig;
-import dev.symbiont.optim.AdamW;
-import dev.symbiont.optim.Optimizer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,22 +29,7 @@ class CudaGptTrainingTest {
 
     private static float[] losses(Backend backend) {
         try (Scope s = Backends.use(backend)) {
-            Gpt gpt = new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7));
-            Optimizer opt = new AdamW(gpt.parameterGroups(0.01), AdamW.options(3e-3));
-            long[] ids = new long[2 * 8], targets = new long[2 * 8];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = (i * 5 + 3) % VOCAB;
-                targets[i] = (i * 5 + 8) % VOCAB;
-            }
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return AdamWSteps.losses(new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7)), 2, 8, STEPS);
         }
     }
 

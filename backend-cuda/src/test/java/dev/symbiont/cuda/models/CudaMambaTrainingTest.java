@@ -2,7 +2,6 @@ package dev.symbiont.cuda.models;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
-import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.Fallbacks;
@@ -14,8 +13,6 @@ import dev.symbiont.cuda.ptx.InterpretedDriver;
 import dev.symbiont.models.mamba.MambaLM;
 import dev.symbiont.models.mamba.MambaLMConfig;
 import dev.symbiont.nn.mamba.Mamba2Config;
-import dev.symbiont.optim.AdamW;
-import dev.symbiont.optim.Optimizer;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -42,22 +39,7 @@ class CudaMambaTrainingTest {
 
     private static float[] losses(Backend backend, MambaLMConfig config) {
         try (Scope s = Backends.use(backend)) {
-            MambaLM model = new MambaLM(config, new Generator(7), 0.5);
-            Optimizer opt = new AdamW(model.parameterGroups(0.01), AdamW.options(3e-3));
-            long[] ids = new long[BATCH * SEQ], targets = new long[BATCH * SEQ];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = (i * 5 + 3) % VOCAB;
-                targets[i] = (i * 5 + 8) % VOCAB;
-            }
-            float[] out = new float[STEPS];
-            for (int step = 0; step < STEPS; step++) {
-                Tensor loss = model.loss(Tensor.fromArray(ids, BATCH, SEQ), Tensor.fromArray(targets, BATCH, SEQ));
-                loss.backward();
-                opt.step();
-                opt.zeroGrad();
-                out[step] = loss.item();
-            }
-            return out;
+            return AdamWSteps.losses(new MambaLM(config, new Generator(7), 0.5), BATCH, SEQ, STEPS);
         }
     }
 
