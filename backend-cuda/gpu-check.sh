@@ -18,6 +18,10 @@
 #                                       a dropless top-2 MoE layer of 8 and 64 SwiGLU experts (8192 tokens, d 1024,
 #                                       forward and forward+backward, fp32) next to the dense SwiGLU FFN of equal
 #                                       active parameters; results in $OUT/moe.txt
+#   backend-cuda/gpu-check.sh scan      on the GPU machine, after prepare, within 5 minutes of its own: the scan
+#                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
+#                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
+#                                       forward+backward, GB/s); results in $OUT/scan.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -128,10 +132,20 @@ moe() {
   cat "$out/moe.txt"
 }
 
+# The scan kernels' timings, a command of its own too (ScanBenchmark's javadoc says what each line holds).
+scan() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
+  timeout 280 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ScanBenchmark > "$out/scan.txt" 2>&1 || echo "scan benchmark exited $?" >> "$out/scan.txt"
+  cat "$out/scan.txt"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   attention) attention ;;
   moe) moe ;;
-  *) echo "usage: $0 prepare|run|attention|moe" >&2; exit 2 ;;
+  scan) scan ;;
+  *) echo "usage: $0 prepare|run|attention|moe|scan" >&2; exit 2 ;;
 esac

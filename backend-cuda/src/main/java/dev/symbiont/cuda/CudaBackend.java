@@ -19,6 +19,7 @@ import dev.symbiont.core.fused.linear.LinearKernels;
 import dev.symbiont.core.fused.moe.MoeKernels;
 import dev.symbiont.core.fused.norm.NormKernels;
 import dev.symbiont.core.fused.optim.OptimKernels;
+import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.memory.CachingAllocator;
 import dev.symbiont.cuda.memory.DeviceAllocator;
@@ -79,6 +80,7 @@ public final class CudaBackend implements Backend {
         families.put(MoeKernels.FAMILY, new CudaMoeKernels(this));
         families.put(ConvKernels.FAMILY, new CudaConvKernels(this));
         families.put(LinearKernels.FAMILY, new CudaLinearKernels(this));
+        families.put(ScanKernels.FAMILY, new CudaScanKernels(this));
     }
 
     @Override public String name() { return "cuda"; }

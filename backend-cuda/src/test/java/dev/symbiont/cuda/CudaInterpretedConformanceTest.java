@@ -8,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The whole conformance kit on the {@code cuda} backend over the PTX interpreter: every primitive
- * group, the norm, activation, optim, attention, conv and linear families on the backend's own
+ * group, the norm, activation, optim, attention, scan, moe, conv and linear families on the backend's own
  * kernels, and every other fused family through its reference composed of the backend's
  * primitives, so every kernel the backend ships is executed and compared with the reference on
  * every build.

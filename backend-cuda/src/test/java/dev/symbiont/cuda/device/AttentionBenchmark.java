@@ -86,11 +86,6 @@ public final class AttentionBenchmark {
 
     /** Milliseconds per call of {@code work}, the stream synchronised before and after the timed calls. */
     static double time(CudaBackend backend, Runnable work) {
-        for (int i = 0; i < WARMUPS; i++) work.run();
-        backend.synchronize();
-        long start = System.nanoTime();
-        for (int i = 0; i < ITERATIONS; i++) work.run();
-        backend.synchronize();
-        return (System.nanoTime() - start) / 1e6 / ITERATIONS;
+        return DeviceTiming.millisPerCall(backend, WARMUPS, ITERATIONS, work);
     }
 }

@@ -2,7 +2,6 @@ package dev.symbiont.cuda.models;
 
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
-import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.FusedKernels;
@@ -15,8 +14,6 @@ import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
 import dev.symbiont.models.gpt.Gpt;
 import dev.symbiont.models.gpt.GptConfig;
-import dev.symbiont.optim.AdamW;
-import dev.symbiont.optim.Optimizer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,26 +30,8 @@ class CudaGptTrainingTest {
 
     private static float[] losses(Backend backend) {
         try (Scope s = Backends.use(backend)) {
-            return train(new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7)), STEPS);
+            return AdamWSteps.losses(new Gpt(GptConfig.of(VOCAB, 16, 1, 2, 8), new Generator(7)), 2, 8, STEPS);
         }
-    }
-
-    /**
-     * The losses of {@code steps} AdamW steps of {@code gpt} on one fixed (2, 8) batch of a
-     * next-token task over {@value #VOCAB} ids, its auxiliary loss (an MoE model's) added when it has one.
-     */
-    static float[] train(Gpt gpt, int steps) {
-        Optimizer opt = new AdamW(gpt.parameterGroups(0.01), AdamW.options(3e-3));
-        long[] ids = new long[2 * 8], targets = new long[2 * 8];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = (i * 5 + 3) % VOCAB;
-            targets[i] = (i * 5 + 8) % VOCAB;
-        }
-        return TrainingSteps.losses(steps, opt, () -> {
-            Tensor loss = gpt.loss(Tensor.fromArray(ids, 2, 8), Tensor.fromArray(targets, 2, 8));
-            Tensor aux = gpt.auxiliaryLoss();
-            return aux == null ? loss : loss.add(aux);
-        });
     }
 
     @Test

@@ -40,7 +40,7 @@ class CudaMoeGptTrainingTest {
             int hidden = (8 * D + 3 * TOP_K - 1) / (3 * TOP_K); // the moe command's active-parameter match
             Dispatch dispatch = capacityFactor == 0 ? Dispatch.dropless() : Dispatch.capacity(capacityFactor);
             MoeLayers moe = new MoeLayers(EXPERTS, TOP_K, hidden, dispatch, true, 0, 1, 0.01, 0.001);
-            return CudaGptTrainingTest.train(new Gpt(GptConfig.of(VOCAB, D, 1, 2, 8), moe, new Generator(7), 0.1), STEPS);
+            return AdamWSteps.losses(new Gpt(GptConfig.of(VOCAB, D, 1, 2, 8), moe, new Generator(7), 0.1), 2, 8, STEPS);
         }
     }
 
