@@ -3,6 +3,7 @@ package dev.symbiont.bench.jlama;
 import com.github.tjake.jlama.util.PhysicalCoreExecutor;
 import dev.symbiont.core.DType;
 import dev.symbiont.core.Generator;
+import dev.symbiont.core.Tensor;
 import dev.symbiont.core.profile.Profiler;
 import dev.symbiont.core.profile.ProfilerSession;
 import dev.symbiont.cpu.CpuThreads;
@@ -112,8 +113,9 @@ public final class JlamaCompareReport {
                 }
                 double ourEnd = median(ourRates, Rates::endToEnd), theirEnd = median(theirRates, Rates::endToEnd);
                 double ourDecode = median(ourRates, Rates::decode), theirDecode = median(theirRates, Rates::decode);
-                System.out.printf(Locale.ROOT, "%-11s %12.2f %12.2f %6.2fx %14.2f %14.2f %6.2fx   (%d/%d tokens agree)%n", m.name(), ourEnd,
-                        theirEnd, ourEnd / theirEnd, ourDecode, theirDecode, ourDecode / theirDecode, agree, NEW_TOKENS);
+                System.out.printf(Locale.ROOT, "%-11s %12.2f %12.2f %6.2fx %14.2f %14.2f %6.2fx   (%d/%d tokens agree%s)%n", m.name(), ourEnd,
+                        theirEnd, ourEnd / theirEnd, ourDecode, theirDecode, ourDecode / theirDecode, agree, NEW_TOKENS,
+                        agree == NEW_TOKENS ? "" : "; " + parting(symbiont, ours, theirs, prompt.length + agree));
             }
         } finally {
             delete(dir);
@@ -171,6 +173,23 @@ public final class JlamaCompareReport {
         long[] ids = new long[PROMPT];
         for (int i = 0; i < PROMPT; i++) ids[i] = g.nextInt(vocab);
         return ids;
+    }
+
+    /**
+     * Where the continuations part: Symbiont's logits at that position (a full forward over the
+     * shared prefix, no cache) for its token and for jlama's, and the gap relative to the largest
+     * logit — a near-tie when it is about the two engines' float32 rounding.
+     */
+    private static String parting(CausalLM lm, long[] ours, long[] theirs, int at) {
+        float[] logits;
+        try (var off = dev.symbiont.core.autograd.GradMode.disabled()) {
+            Tensor out = lm.forward(Tensor.fromArray(Arrays.copyOf(ours, at), 1, at));
+            logits = out.select(1, at - 1).reshape(-1).toFloatArray();
+        }
+        float mine = logits[(int) ours[at]], theirsLogit = logits[(int) theirs[at]], top = 0;
+        for (float l : logits) top = Math.max(top, Math.abs(l));
+        return String.format(Locale.ROOT, "at token %d Symbiont's logits give its %d %.4f and jlama's %d %.4f, %.1e of the largest",
+                at - PROMPT, ours[at], mine, theirs[at], theirsLogit, (mine - theirsLogit) / top);
     }
 
     /** How many new tokens agree before the first difference. */
