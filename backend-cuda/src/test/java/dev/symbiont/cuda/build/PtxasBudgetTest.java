@@ -29,7 +29,8 @@ class PtxasBudgetTest {
             "norm", new Budget(40, 128),
             "activation", new Budget(40, 0),
             "optim", new Budget(48, 0),
-            "attention", new Budget(128, 36_864));
+            "attention", new Budget(128, 36_864),
+            "attention_mma", new Budget(160, 36_864));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");
