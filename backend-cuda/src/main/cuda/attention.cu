@@ -24,22 +24,11 @@
 // scores are recomputed once more instead of atomically adding into dQ, so the result is
 // deterministic and needs no zeroed buffer.
 #include "common.cuh"
+#include "attention.cuh"
 
 #define TILE 16
 #define THREADS 128
 #define ROW_LANES 8
-#define NEG_INF __int_as_float(0xff800000)
-
-// A 4-D operand's strides in elements: (batch, head, seq, dim); the base pointer carries the offset.
-struct Operand {
-    long long batch, head, seq, dim;
-};
-
-// What every kernel of a call shares.
-struct Problem {
-    int heads, kvHeads, sq, sk, d, causal;
-    float scale;
-};
 
 // rows [row0, row0 + TILE) of a (seq, d) matrix into a tile; rows past `rows` read zero.
 template <int DMAX>
@@ -64,15 +53,6 @@ __device__ __forceinline__ void dot_pair(const float (*a)[DMAX + 1], const float
         s0 = fmaf(av, b[c][p], s0);
         s1 = fmaf(av, b[c + 8][p], s1);
     }
-}
-
-// The score of query i and key j: dot * scale + mask, or -inf where j is hidden (or out of range).
-__device__ __forceinline__ float score(float dot, const Problem& pr, const float* mask, const Operand& ms, int i, int j) {
-    if (i >= pr.sq || j >= pr.sk) return NEG_INF;
-    if (pr.causal && j > i + (pr.sk - pr.sq)) return NEG_INF;
-    float s = dot * pr.scale;
-    if (mask != nullptr) s += mask[(long long)i * ms.seq + (long long)j * ms.dim];
-    return s;
 }
 
 // The first key past what any query row of [m0, m0 + TILE) sees.

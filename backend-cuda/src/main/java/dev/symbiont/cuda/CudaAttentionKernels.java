@@ -20,8 +20,14 @@ import static dev.symbiont.core.fused.attention.AttentionLayouts.rowsLike;
  * read through their strides (a head-split projection and an expanded mask need no copy); the
  * output and the gradients are float32 in their inputs' dim order
  * ({@link dev.symbiont.core.fused.attention.AttentionLayouts#rowsLike}), so merging the heads
- * back is a view; the logsumexp is contiguous (batch, heads, sq). Bfloat16 and
- * float16 inputs are widened to float32 first and computed in float32, as the contract says.
+ * back is a view; the logsumexp is contiguous (batch, heads, sq).
+ *
+ * <p>Bfloat16 and float16 q, k, v (all three of one dtype) run the forward on tensor cores
+ * ({@code attention_mma.cu}): S = Q·Kᵀ and O += P·V on {@code mma.sync} with float32 accumulators,
+ * the softmax in float32, P rounded to the input dtype for the second product as FlashAttention-2
+ * does (so the output differs from the widened float32 computation by up to that rounding, a
+ * relative 2⁻⁹ for bfloat16 and 2⁻¹² for float16 of the values' magnitude). The backward, and a
+ * forward over mixed dtypes, widen the inputs to float32 and run the float32 kernels.
  *
  * <p>head_dim up to 64 runs the 64-wide instance of the kernels, up to {@value #MAX_HEAD_DIM}
  * the 128-wide one; a larger head_dim goes to the reference (a recorded fallback). The backward
@@ -30,9 +36,11 @@ import static dev.symbiont.core.fused.attention.AttentionLayouts.rowsLike;
  */
 final class CudaAttentionKernels implements AttentionKernels {
     static final int TILE = 16, THREADS = 128, MAX_HEAD_DIM = 128;
+    /** Query rows per block of the tensor-core forward (4 warps of 16 rows). */
+    static final int MMA_QUERY_TILE = 64;
     /** Query tiles go on the grid's y dimension. */
     private static final int MAX_GRID_Y = 65_535;
-    private static final String OP = "scaled_dot_product_attention", GROUP = "attention";
+    private static final String OP = "scaled_dot_product_attention", GROUP = "attention", MMA_GROUP = "attention_mma";
     private static final AttentionKernels REFERENCE = AttentionKernels.FAMILY.reference();
 
     private final CudaBackend backend;
@@ -43,7 +51,8 @@ final class CudaAttentionKernels implements AttentionKernels {
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         if (!fits(OP, q)) return REFERENCE.attention(q, k, v, mask, causal, scale);
         backend.enter();
-        Inputs in = Inputs.widen(q, k, v);
+        boolean tensorCores = isHalf(q.dtype()) && k.dtype() == q.dtype() && v.dtype() == q.dtype();
+        Inputs in = tensorCores ? new Inputs(q, k, v, q, k, v) : Inputs.widen(q, k, v);
         try {
             int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3);
             Layout outLayout = rowsLike(q.layout());
@@ -52,7 +61,12 @@ final class CudaAttentionKernels implements AttentionKernels {
             if (out.size() > 0) {
                 KernelArgs args = in.qkv(mask).pointer(out.address()).struct(operand(outLayout), Strided.ALIGN)
                         .pointer(lse.address()).struct(problem(in, causal, scale), 4);
-                backend.kernels().launch(GROUP, "attention_forward_d" + width(d) + "_f32", queryGrid(in), Dim3.of(THREADS), 0, args);
+                if (tensorCores) {
+                    String kernel = "attention_forward_mma_d" + width(d) + (q.dtype() == DType.BFLOAT16 ? "_bf16" : "_f16");
+                    backend.kernels().launch(MMA_GROUP, kernel, Dim3.of(b * h, tiles(OP, sq, MMA_QUERY_TILE)), Dim3.of(THREADS), 0, args);
+                } else {
+                    backend.kernels().launch(GROUP, "attention_forward_d" + width(d) + "_f32", queryGrid(in), Dim3.of(THREADS), 0, args);
+                }
             }
             return new AttentionResult(new Tensor(out, outLayout), Tensor.of(lse, b, h, sq));
         } finally {
@@ -122,14 +136,18 @@ final class CudaAttentionKernels implements AttentionKernels {
         return Dim3.of(in.q.size(0) * in.q.size(1), tiles(OP, in.q.size(2)));
     }
 
-    private static int tiles(String op, int length) {
-        int tiles = (length + TILE - 1) / TILE;
+    private static int tiles(String op, int length) { return tiles(op, length, TILE); }
+
+    private static int tiles(String op, int length, int tile) {
+        int tiles = (length + tile - 1) / tile;
         if (tiles > MAX_GRID_Y) {
             throw new IllegalArgumentException(op + ": sequence length " + length + " needs " + tiles
-                    + " tiles of " + TILE + ", more than the grid's " + MAX_GRID_Y);
+                    + " tiles of " + tile + ", more than the grid's " + MAX_GRID_Y);
         }
         return tiles;
     }
+
+    private static boolean isHalf(DType t) { return t == DType.BFLOAT16 || t == DType.FLOAT16; }
 
     /** The kernels' {@code Problem}: heads, kvHeads, sq, sk, d, causal (ints), scale (float). */
     private static byte[] problem(Inputs in, boolean causal, double scale) {

@@ -160,14 +160,14 @@ class CudaAttentionKernelsTest {
         }
     }
 
-    private static float[] normal(Random random, int n) {
+    static float[] normal(Random random, int n) {
         float[] x = new float[n];
         for (int i = 0; i < n; i++) x[i] = (float) random.nextGaussian();
         return x;
     }
 
     /** A (batch, 1, sq, sk) additive mask: biases, −∞ entries, and query row 1 wholly −∞. */
-    private static float[] mask(Random random, int batch, int sq, int sk) {
+    static float[] mask(Random random, int batch, int sq, int sk) {
         float[] m = new float[batch * sq * sk];
         for (int i = 0; i < m.length; i++) {
             int row = i / sk % sq;

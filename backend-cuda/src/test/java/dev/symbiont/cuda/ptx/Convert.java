@@ -78,9 +78,24 @@ final class Convert {
             }
         }
         int dst = Instructions.dest(d, in, 0);
+        if (to.equals(".bf16x2") || to.equals(".f16x2")) return pair(d, in, to, from, mode, ftz, sat);
         Operands.Src src = Operands.source(d, in.operand(1), from);
         Conversion c = conversion(from, to, mode, ftz, sat);
         return (b, t, f) -> f.r[dst] = c.apply(src.get(b, t, f));
+    }
+
+    /**
+     * cvt.rn.{bf16x2,f16x2}.f32 d, a, b: both floats rounded to nearest even and packed, a in the
+     * upper half of d and b in the lower (the PTX ISA's order).
+     */
+    private static Decoded.Op pair(Decoded d, Insn in, String to, String from, String mode, boolean ftz, boolean sat) {
+        if (!from.equals(".f32") || !"rn".equals(mode) || ftz || sat) {
+            throw new PtxException("the interpreter does not implement cvt." + String.join(".", in.mods()) + ": only cvt.rn" + to + ".f32");
+        }
+        int dst = Instructions.dest(d, in, 0);
+        Operands.Src a = Operands.source(d, in.operand(1), from), b = Operands.source(d, in.operand(2), from);
+        Conversion c = conversion(from, to.substring(0, to.length() - 2), mode, false, false);
+        return (blk, t, f) -> f.r[dst] = c.apply(b.get(blk, t, f)) | c.apply(a.get(blk, t, f)) << 16;
     }
 
     @FunctionalInterface

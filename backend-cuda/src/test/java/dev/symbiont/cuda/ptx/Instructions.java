@@ -18,6 +18,7 @@ final class Instructions {
             case "ld", "ldu", "st", "atom", "red" -> MemoryOps.decode(d, in);
             case "bra", "ret", "exit", "call", "bar", "barrier", "membar", "fence", "nanosleep", "trap" -> Control.decode(d, in);
             case "shfl", "vote", "activemask" -> WarpOps.decode(d, in);
+            case "mma", "ldmatrix" -> MatrixOps.decode(d, in);
             default -> throw new PtxException("the interpreter does not implement instruction " + in.base());
         };
         if (in.guard() == null) return op;

@@ -117,12 +117,13 @@ final class WarpOps {
     }
 
     @FunctionalInterface
-    private interface Record { long[] operands(Block b, Machine.Thread t, Machine.Frame f); }
+    interface Record { long[] operands(Block b, Machine.Thread t, Machine.Frame f); }
 
     @FunctionalInterface
-    private interface Complete { void run(Block b, List<Machine.Thread> lanes); }
+    interface Complete { void run(Block b, List<Machine.Thread> lanes); }
 
-    private static Decoded.Op collective(Record record, Complete complete) {
+    /** A collective op: every lane records its operands, then {@code complete} runs once for the warp. */
+    static Decoded.Op collective(Record record, Complete complete) {
         return new Collective() {
             @Override
             public void run(Block b, Machine.Thread t, Machine.Frame f) {

@@ -14,6 +14,11 @@ public abstract class AttentionConformance extends ConformanceBase {
 
     /** Sums over keys and head_dim in float32: a bit more room than a plain softmax. */
     private static final Tolerance ATTENTION = new Tolerance(1e-4, 1e-4);
+    /**
+     * Half inputs: a backend may round P to the input dtype for P·V (tensor cores, as
+     * FlashAttention-2 does), off by bfloat16's unit roundoff 2⁻⁹ times max|v| (about 4 here).
+     */
+    private static final Tolerance HALF_ATTENTION = new Tolerance(1e-4, 1e-2);
 
     @ParameterizedTest(name = "heads {0}/{1}, sq {2}, sk {3}, d {4}, causal {5}")
     @CsvSource({
@@ -59,10 +64,9 @@ public abstract class AttentionConformance extends ConformanceBase {
     @ParameterizedTest(name = "causal {0}")
     @CsvSource({"false", "true"})
     void attentionOnBf16InputsMatchesReference(boolean causal) {
-        // both sides compute in float32 on the same rounded values: the float32 tolerance holds
         assertMatchesReference("sdpa bf16", in -> Tensor.scaledDotProductAttention(
                 in.randn(2, 4, 9, 8).to(DType.BFLOAT16), in.randn(2, 2, 13, 8).to(DType.BFLOAT16),
-                in.randn(2, 2, 13, 8).to(DType.BFLOAT16), null, causal), ATTENTION);
+                in.randn(2, 2, 13, 8).to(DType.BFLOAT16), null, causal), HALF_ATTENTION);
     }
 
     /** (batch, seq, n·d) → (batch, n, seq, d), as MultiHeadAttention splits its projections. */
