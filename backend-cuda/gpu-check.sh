@@ -23,6 +23,9 @@
 #                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
 #                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
 #                                       forward+backward, GB/s); results in $OUT/scan.txt
+#   backend-cuda/gpu-check.sh train     on the GPU machine, after prepare, within 8 minutes of its own: a GPT, a Mamba
+#                                       and an MoE GPT (d_model 256, 4 layers) train 100 steps on cuda and on the CPU
+#                                       from one seed, eval losses side by side; results in $OUT/train-families.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -142,11 +145,32 @@ scan() {
   cat "$out/scan.txt"
 }
 
+# GPT, Mamba and MoE GPT at d_model 256 train 100 steps on cuda and on the CPU from one seed; their
+# eval losses every 10 steps side by side (loss_compare.py). Six runs of at most 80 s.
+train() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm arch backend
+  device_java
+  : > "$out/train-families.txt"
+  for arch in gpt mamba moe; do
+    for backend in cuda cpu; do
+      rm -rf "/tmp/gpu-check-$arch-$backend"
+      timeout 80 java "${jvm[@]}" -Dsymbiont.cuda.experimental=true -jar "$dir/symbiont-cli-all.jar" train --arch "$arch" \
+          --backend "$backend" --steps 100 --minutes 1.2 --eval-every 10 --batch 32 --context 128 --d-model 256 --layers 4 \
+          --out "/tmp/gpu-check-$arch-$backend" > "$out/train-$arch-$backend.log" 2>&1 \
+          || echo "$arch on $backend exited $?" >> "$out/train-families.txt"
+    done
+    python3 "$here/gpu-check/loss_compare.py" "$arch" "$out/train-$arch-cuda.log" "$out/train-$arch-cpu.log" >> "$out/train-families.txt" || true
+  done
+  cat "$out/train-families.txt"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
   attention) attention ;;
   moe) moe ;;
   scan) scan ;;
-  *) echo "usage: $0 prepare|run|attention|moe|scan" >&2; exit 2 ;;
+  train) train ;;
+  *) echo "usage: $0 prepare|run|attention|moe|scan|train" >&2; exit 2 ;;
 esac
