@@ -23,6 +23,9 @@
 #                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
 #                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
 #                                       forward+backward, GB/s); results in $OUT/scan.txt
+#   backend-cuda/gpu-check.sh conv      on the GPU machine, after prepare, within 8 minutes of its own: conv2d 3x3 at
+#                                       ResNet-50's stage widths (batch 64, forward and forward+backward, fp32) and a
+#                                       ResNet-50 training step (batch 64, 224x224) next to PyTorch (cuDNN); $OUT/conv.txt
 #   backend-cuda/gpu-check.sh train     on the GPU machine, after prepare, within 8 minutes of its own: a GPT, a Mamba
 #                                       and an MoE GPT (d_model 256, 4 layers) train 100 steps on cuda and on the CPU
 #                                       from one seed, eval losses side by side; results in $OUT/train-families.txt
@@ -145,6 +148,17 @@ scan() {
   cat "$out/scan.txt"
 }
 
+# conv2d 3x3 at ResNet-50's stage widths and a ResNet-50 training step, next to PyTorch (cuDNN).
+conv() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local cp jvm
+  device_java
+  timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ConvBenchmark > "$out/conv-symbiont.txt" 2>&1 || true
+  timeout 150 python3 "$here/gpu-check/conv_torch.py" > "$out/conv-torch.txt" 2>&1 || true
+  python3 "$here/gpu-check/conv_table.py" "$out/conv-symbiont.txt" "$out/conv-torch.txt" > "$out/conv.txt" || true
+  cat "$out/conv.txt"
+}
+
 # GPT, Mamba and MoE GPT at d_model 256 train 100 steps on cuda and on the CPU from one seed; their
 # eval losses every 10 steps side by side (loss_compare.py). Six runs of at most 80 s.
 train() {
@@ -171,6 +185,7 @@ case "${1:-}" in
   attention) attention ;;
   moe) moe ;;
   scan) scan ;;
+  conv) conv ;;
   train) train ;;
-  *) echo "usage: $0 prepare|run|attention|moe|scan|train" >&2; exit 2 ;;
+  *) echo "usage: $0 prepare|run|attention|moe|scan|conv|train" >&2; exit 2 ;;
 esac
