@@ -2,24 +2,13 @@
 milliseconds of both and the ratio torch/symbiont of each (above 1: symbiont is faster)."""
 import sys
 
+from side_by_side import ratio, read
 
-def read(path, who):
-    rows, notes = {}, []
-    for line in open(path):
-        parts = line.split()
-        if len(parts) == 8 and parts[0] == who:
-            rows[(parts[1], parts[2], int(parts[3]))] = (float(parts[4]), float(parts[5]))
-        elif line.startswith("#") or "Exception" in line or "Error" in line:
-            notes.append(line.rstrip())
-    return rows, notes
+KEY = lambda p: (p[1], p[2], int(p[3]))
 
 
-def ratio(t, s):
-    return f"{t / s:.2f}" if t and s else "-"
-
-
-ours, our_notes = read(sys.argv[1], "symbiont")
-torch, torch_notes = read(sys.argv[2], "torch")
+ours, our_notes = read(sys.argv[1], "symbiont", 8, KEY)
+torch, torch_notes = read(sys.argv[2], "torch", 8, KEY)
 for note in our_notes + torch_notes:
     print(note)
 print(f"{'precision':9} {'mask':6} {'seq':>5} {'fwd ms':>9} {'torch':>9} {'ratio':>5} {'fwd+bwd ms':>10} {'torch':>9} {'ratio':>5}")

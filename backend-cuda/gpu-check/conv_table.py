@@ -3,28 +3,13 @@
 (above 1: symbiont is faster). usage: conv_table.py SYMBIONT_OUT TORCH_OUT"""
 import sys
 
+from side_by_side import ratio, read
 
-def read(path, who):
-    rows, notes = {}, []
-    try:
-        lines = open(path, encoding="utf-8", errors="replace").readlines()
-    except OSError as e:
-        return rows, [f"# cannot read {path}: {e}"]
-    for line in lines:
-        parts = line.split()
-        if len(parts) == 6 and parts[0] == who:
-            rows[(parts[1], int(parts[2]), int(parts[3]))] = tuple(None if p == "-" else float(p) for p in parts[4:6])
-        elif line.startswith("#") or "Exception" in line or "Error" in line:
-            notes.append(line.rstrip())
-    return rows, notes
+KEY = lambda p: (p[1], int(p[2]), int(p[3]))
 
 
-def ratio(t, s):
-    return f"{t / s:.2f}" if t and s else "-"
-
-
-ours, our_notes = read(sys.argv[1], "symbiont")
-torch, torch_notes = read(sys.argv[2], "torch")
+ours, our_notes = read(sys.argv[1], "symbiont", 6, KEY)
+torch, torch_notes = read(sys.argv[2], "torch", 6, KEY)
 for note in our_notes + torch_notes:
     print(note)
 print(f"{'what':9} {'C/batch':>7} {'H/size':>6} {'ms':>9} {'torch':>9} {'ratio':>5} {'fwd+bwd ms':>10} {'torch':>9} {'ratio':>5}")
