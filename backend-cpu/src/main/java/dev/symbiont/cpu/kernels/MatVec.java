@@ -55,12 +55,12 @@ public final class MatVec {
         int blocks = (out + BLOCK - 1) / BLOCK;
         int grain = Math.max(1, Parallel.ELEMENT_GRAIN / Math.max(1, BLOCK * in));
         Parallel.forRange(blocks, grain, (from, to) -> {
-            float[] sums = new float[BLOCK];
+            float[] sums = new float[BLOCK], tail = new float[BLOCK];
             for (int block = from; block < to; block++) {
                 int j0 = block * BLOCK, n = Math.min(BLOCK, out - j0);
                 for (int i = 0; i < rows; i++) {
                     int xi = xOff + i * xStride;
-                    if (vector && n == BLOCK) Lanes.block(x, xi, in, w, j0, sums);
+                    if (vector && n == BLOCK) Lanes.block(x, xi, in, w, j0, sums, tail);
                     else scalarBlock(x, xi, in, w, j0, n, sums);
                     for (int b = 0; b < n; b++) {
                         y[i * ldy + j0 + b] = sums[b] + (bias == null ? 0f : bias[biasOff + j0 + b]);
@@ -91,7 +91,8 @@ public final class MatVec {
         private static final VectorSpecies<Short> SHORTS = VectorSpecies.of(short.class, VectorShape.forBitSize(S.vectorBitSize() / 2));
         private static final VectorSpecies<Integer> INTS = VectorSpecies.of(int.class, S.vectorShape());
 
-        static void block(float[] x, int xi, int in, Weights w, int j0, float[] sums) {
+        /** {@code tail}: scratch of {@link #BLOCK} for the columns past the last whole vector. */
+        static void block(float[] x, int xi, int in, Weights w, int j0, float[] sums, float[] tail) {
             int stride = w.rowStride(), r0 = w.offset() + j0 * stride, end = S.loopBound(in);
             FloatVector a0 = FloatVector.zero(S), a1 = a0, a2 = a0, a3 = a0;
             if (w.data() instanceof float[] f) {
@@ -117,7 +118,6 @@ public final class MatVec {
             sums[2] = a2.reduceLanes(VectorOperators.ADD);
             sums[3] = a3.reduceLanes(VectorOperators.ADD);
             if (end < in) {
-                float[] tail = new float[BLOCK];
                 Weights rest = new Weights(w.data(), w.offset() + end, stride);
                 scalarBlock(x, xi + end, in - end, rest, j0, BLOCK, tail);
                 for (int b = 0; b < BLOCK; b++) sums[b] += tail[b];
