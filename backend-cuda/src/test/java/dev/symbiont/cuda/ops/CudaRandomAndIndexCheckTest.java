@@ -135,4 +135,18 @@ class CudaRandomAndIndexCheckTest {
         IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
         assertEquals("embedding: index 1099511627776 at position [33] is outside [0, 7)", e.getMessage());
     }
+
+    @Test
+    void checksPastOneBlockOfSlotsWaitForTheSynchronisationAndTheFirstFailedOneIsRaised() {
+        Storage good = cuda.upload(DType.INT64, new long[] {0, 1, 2});
+        Storage bad = cuda.upload(DType.INT64, new long[] {0, 5, 2});
+        int checks = 3 * 256 / 2 + 7;                     // three blocks of two-word checks and a few more
+        for (int i = 0; i < checks; i++) {
+            Storage ids = i == 200 || i == 300 ? bad : good;
+            cuda.checkIndex("embedding " + i, ids, Layout.contiguous(3), 3, OptionalLong.empty()).keep().release();
+        }
+        IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class, cuda::synchronize);
+        assertEquals("embedding 200: index 5 at position [1] is outside [0, 3)", e.getMessage());
+        cuda.synchronize(); // every block was cleared
+    }
 }
