@@ -70,6 +70,16 @@ public abstract class ConvConformance extends ConformanceBase {
                 new int[] {k}, new int[] {s}, new int[] {p}, new int[] {d}, ceil), CONV);
     }
 
+    @ParameterizedTest(name = "kernel {0}, stride {1}, padding {2}")
+    @CsvSource({"2, 2, 1", "3, 1, 1", "3, 2, 0"})
+    void maxPoolOfAnAllNegativeInfinityWindowPicksItsFirstCell(int k, int s, int p) {
+        assertMatchesReference("max_pool2d of -inf rows", in -> {
+            Tensor rows = Tensor.full(Double.NEGATIVE_INFINITY, 1, 1, 2, 7).expand(2, 3, 2, 7);
+            Tensor x = in.randn(2, 3, 6, 7).add(Tensor.cat(java.util.List.of(rows, Tensor.zeros(2, 3, 4, 7)), 2));
+            return Pooling.maxPool2d(x, new int[] {k}, new int[] {s}, new int[] {p}, new int[] {1}, false);
+        }, CONV);
+    }
+
     @ParameterizedTest(name = "{0}x{1}, kernel {2}, stride {3}, padding {4}, ceil {5}, count_include_pad {6}")
     @CsvSource({"8, 8, 2, 2, 0, false, true", "9, 7, 3, 2, 1, true, true", "9, 7, 3, 2, 1, true, false",
             "6, 10, 3, 1, 1, false, false"})
