@@ -15,10 +15,10 @@
 #                                       fp32/bf16, causal or not, forward and forward+backward) next to torch's
 #                                       scaled_dot_product_attention (bf16: the tensor-core forward of
 #                                       attention_mma.cu, the backward widened to fp32); results in $OUT/attention.txt
-#   backend-cuda/gpu-check.sh moe       on the GPU machine, after prepare, a device call of its own (about 4 minutes):
+#   backend-cuda/gpu-check.sh moe       on the GPU machine, after prepare, a device call of its own (about 5 minutes):
 #                                       a dropless top-2 MoE layer of 8 and 64 SwiGLU experts (8192 tokens, d 1024,
 #                                       forward and forward+backward, fp32) next to the dense SwiGLU FFN of equal
-#                                       active parameters; results in $OUT/moe.txt
+#                                       active parameters and to the Hugging Face Mixtral block in PyTorch; $OUT/moe.txt
 #   backend-cuda/gpu-check.sh scan      on the GPU machine, after prepare, within 5 minutes of its own: the scan
 #                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
 #                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
@@ -29,6 +29,12 @@
 #   backend-cuda/gpu-check.sh train     on the GPU machine, after prepare, within 8 minutes of its own: a GPT, a Mamba
 #                                       and an MoE GPT (d_model 256, 4 layers) train 100 steps on cuda and on the CPU
 #                                       from one seed, eval losses side by side; results in $OUT/train-families.txt
+#   backend-cuda/gpu-check.sh gpt-step  on the GPU machine, after prepare: one GPT-2-small training step (batch 8,
+#                                       seq 512, fp32 and bf16 autocast) next to the same model in PyTorch eager
+#   backend-cuda/gpu-check.sh targets   on the GPU machine, after prepare, one device call of at most 9 minutes: a
+#                                       row for each of the issue's targets (attention bf16 at seq 4096/8192, the
+#                                       GPT step, the MoE layer and Mixtral, the scans, conv2d and ResNet-50), the
+#                                       parts in that order, each cut to what is left of the 9 minutes; $OUT/targets.txt
 #
 # See backend-cuda/README.md, "On a real GPU".
 set -euo pipefail
@@ -119,25 +125,30 @@ device_java() {
   jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xss4m -XX:+UseG1GC)
 }
 
-# A command of its own: with run's three parts it would not fit one 10-minute device call.
-attention() {
+# versus NAME CLASS JAVA_S TORCH_S TABLE [TABLE_ARGS...]: the device benchmark CLASS (with $bench_args) and
+# gpu-check/<NAME with _ for ->_torch.py (same arguments) under their limits, joined by gpu-check/TABLE into $out/NAME.txt.
+versus() {
+  local name=$1 class=$2 java_s=$3 torch_s=$4 table=$5; shift 5
   local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
   local cp jvm
   device_java
-  timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.AttentionBenchmark > "$out/attention-symbiont.txt" 2>&1 || true
-  timeout 150 python3 "$here/gpu-check/attention_torch.py" > "$out/attention-torch.txt" 2>&1 || true
-  python3 "$here/gpu-check/attention_table.py" "$out/attention-symbiont.txt" "$out/attention-torch.txt" > "$out/attention.txt" || true
-  cat "$out/attention.txt"
+  # shellcheck disable=SC2086 # the arguments are words
+  timeout "$java_s" java "${jvm[@]}" -cp "$cp" "dev.symbiont.cuda.device.$class" ${bench_args:-} > "$out/$name-symbiont.txt" 2>&1 \
+      || echo "# $class exited $?" >> "$out/$name-symbiont.txt"
+  # shellcheck disable=SC2086
+  timeout "$torch_s" python3 "$here/gpu-check/${name//-/_}_torch.py" ${bench_args:-} > "$out/$name-torch.txt" 2>&1 \
+      || echo "# ${name//-/_}_torch.py exited $?" >> "$out/$name-torch.txt"
+  python3 "$here/gpu-check/$table" "$out/$name-symbiont.txt" "$out/$name-torch.txt" "$@" > "$out/$name.txt" || true
 }
 
-# The MoE layer against the dense FFN of equal active parameters: a command of its own, like attention.
-moe() {
-  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
-  local cp jvm
-  device_java
-  timeout 240 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.MoeLayerBenchmark > "$out/moe.txt" 2>&1 || echo "moe benchmark exited $?" >> "$out/moe.txt"
-  cat "$out/moe.txt"
-}
+# Each its own device call: with run's parts they would not fit one 10-minute call.
+attention() { versus attention AttentionBenchmark 300 150 attention_table.py; cat "${OUT:-/tmp/gpu-check}/attention.txt"; }
+# The MoE layer against the dense FFN of equal active parameters and the Mixtral block in PyTorch.
+moe() { versus moe MoeLayerBenchmark 200 100 moe_table.py; cat "${OUT:-/tmp/gpu-check}/moe.txt"; }
+# One GPT training step (GptStepBenchmark) next to the same model in PyTorch eager.
+gpt_step() { versus gpt-step GptStepBenchmark 150 90 pair_table.py batch seq "step ms" -; cat "${OUT:-/tmp/gpu-check}/gpt-step.txt"; }
+# conv2d 3x3 at ResNet-50's stage widths and a ResNet-50 training step, next to PyTorch (cuDNN).
+conv() { versus conv ConvBenchmark 300 150 pair_table.py C/batch H/size ms "fwd+bwd ms"; cat "${OUT:-/tmp/gpu-check}/conv.txt"; }
 
 # The scan kernels' timings, a command of its own too (ScanBenchmark's javadoc says what each line holds).
 scan() {
@@ -146,17 +157,6 @@ scan() {
   device_java
   timeout 280 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ScanBenchmark > "$out/scan.txt" 2>&1 || echo "scan benchmark exited $?" >> "$out/scan.txt"
   cat "$out/scan.txt"
-}
-
-# conv2d 3x3 at ResNet-50's stage widths and a ResNet-50 training step, next to PyTorch (cuDNN).
-conv() {
-  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
-  local cp jvm
-  device_java
-  timeout 300 java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ConvBenchmark > "$out/conv-symbiont.txt" 2>&1 || true
-  timeout 150 python3 "$here/gpu-check/conv_torch.py" > "$out/conv-torch.txt" 2>&1 || true
-  python3 "$here/gpu-check/conv_table.py" "$out/conv-symbiont.txt" "$out/conv-torch.txt" > "$out/conv.txt" || true
-  cat "$out/conv.txt"
 }
 
 # GPT, Mamba and MoE GPT at d_model 256 train 100 steps on cuda and on the CPU from one seed; their
@@ -179,6 +179,36 @@ train() {
   cat "$out/train-families.txt"
 }
 
+# Every target's row in one device call: each part's limits are cut to what is left of 540 s, and a part
+# that would start with under 30 s left is skipped and named.
+targets() {
+  local out=${OUT:-/tmp/gpu-check}; mkdir -p "$out"
+  local report="$out/targets.txt" end=$((SECONDS + 540)) cp jvm
+  { echo "# backend-cuda/gpu-check.sh targets, $(date -u +%FT%TZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true; } > "$report"
+  left() { echo $((end - SECONDS)); }
+  capped() { local l; l=$(left); echo $(($1 < l ? $1 : l)); }
+  # target TITLE NAME CLASS JAVA_S TORCH_S TABLE [TABLE_ARGS...]: versus under the cut limits, its table into the report
+  target() {
+    local title=$1 name=$2 class=$3 java_s=$4 torch_s=$5; shift 5
+    echo "## $title" >> "$report"
+    if [ "$(left)" -lt 30 ]; then echo "# skipped: $(left) s left" >> "$report"; return; fi
+    versus "$name" "$class" "$(capped "$java_s")" "$(capped "$torch_s")" "$@"
+    cat "$out/$name.txt" >> "$report"
+  }
+  bench_args="4096 8192" target "attention (bf16 forward >= 0.8x SDPA at seq >= 4096, backward >= 0.7x)" \
+      attention AttentionBenchmark 150 60 attention_table.py
+  target "GPT training step (>= 0.8x PyTorch eager)" gpt-step GptStepBenchmark 120 60 pair_table.py batch seq "step ms" -
+  target "MoE layer (<= 1.3x the dense FFN, faster than Mixtral's block)" moe MoeLayerBenchmark 120 60 moe_table.py
+  echo "## scans (selective scan >= 60% of the bandwidth it moves: H100 SXM 3.35 TB/s)" >> "$report"
+  if [ "$(left)" -ge 30 ]; then
+    device_java
+    timeout "$(capped 120)" java "${jvm[@]}" -cp "$cp" dev.symbiont.cuda.device.ScanBenchmark 2>&1 | grep -v '^WARNING' >> "$report" || true
+  else echo "# skipped: $(left) s left" >> "$report"; fi
+  target "conv2d 3x3 (>= 0.7x cuDNN) and a ResNet-50 step" conv ConvBenchmark 120 60 pair_table.py C/batch H/size ms "fwd+bwd ms"
+  cat "$report"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
@@ -187,5 +217,7 @@ case "${1:-}" in
   scan) scan ;;
   conv) conv ;;
   train) train ;;
-  *) echo "usage: $0 prepare|run|attention|moe|scan|conv|train" >&2; exit 2 ;;
+  gpt-step) gpt_step ;;
+  targets) targets ;;
+  *) echo "usage: $0 prepare|run|attention|moe|scan|conv|train|gpt-step|targets" >&2; exit 2 ;;
 esac

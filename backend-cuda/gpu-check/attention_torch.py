@@ -8,20 +8,10 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from torch_timing import timed
+
 BATCH, HEADS, HEAD_DIM, WARMUPS, ITERATIONS = 4, 16, 128, 1, 3
 seqs = [int(a) for a in sys.argv[1:]] or [1024, 2048, 4096, 8192, 16384]
-
-
-def timed(work):
-    for _ in range(WARMUPS):
-        work()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(ITERATIONS):
-        work()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / ITERATIONS
 
 
 print(f"# torch {torch.__version__} on {torch.cuda.get_device_name(0)}")
@@ -34,9 +24,9 @@ for precision in ("fp32", "bf16"):
                        for _ in range(3))
             grad = torch.randn(BATCH, HEADS, seq, HEAD_DIM, device="cuda", generator=g, dtype=dtype)
             with torch.no_grad():
-                forward_ms = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+                forward_ms = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), WARMUPS, ITERATIONS)
             both_ms = timed(lambda: torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, is_causal=causal),
-                                                        (q, k, v), grad))
+                                                     (q, k, v), grad), WARMUPS, ITERATIONS)
             pairs = seq * (seq + 1) / 2 if causal else seq * seq
             flops = 4 * BATCH * HEADS * pairs * HEAD_DIM
             print(f"torch {precision} {'causal' if causal else 'full'} {seq} {forward_ms:.3f} {both_ms:.3f} "

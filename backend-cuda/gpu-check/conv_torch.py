@@ -4,25 +4,14 @@ forward without gradients and forward+backward, then one ResNet-50 training step
 installed), float32 with TF32 off. Prints `torch conv <C> <H> <fwd ms> <fwd+bwd ms>` and
 `torch resnet50 <batch> <size> <step ms> -`. Arguments: batch (64) and image size (224)."""
 import sys
-import time
 
 import torch
+
+from torch_timing import timed
 
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
-WARMUPS, ITERATIONS = 3, 10
-
-
-def timed(work):
-    for _ in range(WARMUPS):
-        work()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(ITERATIONS):
-        work()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) * 1e3 / ITERATIONS
 
 
 def main():

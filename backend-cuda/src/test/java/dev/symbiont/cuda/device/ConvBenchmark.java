@@ -7,9 +7,6 @@ import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.conv.Convolutions;
 import dev.symbiont.cuda.CudaBackend;
-import dev.symbiont.cuda.driver.Driver;
-import dev.symbiont.cuda.jcuda.JCudaDriver;
-import dev.symbiont.cuda.ptx.InterpretedDriver;
 import dev.symbiont.models.resnet.ResNet;
 import dev.symbiont.models.resnet.ResNetConfig;
 import dev.symbiont.nn.Losses;
@@ -24,7 +21,7 @@ import java.util.Locale;
  * then one ResNet-50 training step (forward, cross-entropy, backward) at batch 64, 224², timed as
  * {@link AttentionBenchmark} times its calls. Lines: {@code symbiont conv <C> <H> <forward ms>
  * <forward+backward ms>} and {@code symbiont resnet50 <batch> <size> <step ms> -}, which
- * {@code conv_torch.py} prints for PyTorch (cuDNN) and {@code conv_table.py} joins. Arguments:
+ * {@code conv_torch.py} prints for PyTorch (cuDNN) and {@code pair_table.py} joins. Arguments:
  * batch (64) and image size (224); {@code --interpreted} first runs it on the PTX interpreter (a
  * smoke run: give small sizes, e.g. {@code --interpreted 2 32}; batch norm in training needs more than one value per channel).
  */
@@ -34,12 +31,9 @@ public final class ConvBenchmark {
     private ConvBenchmark() {}
 
     public static void main(String[] args) {
-        boolean interpreted = args.length > 0 && args[0].equals("--interpreted");
-        int skip = interpreted ? 1 : 0;
-        int batch = args.length > skip ? Integer.parseInt(args[skip]) : 64;
-        int size = args.length > skip + 1 ? Integer.parseInt(args[skip + 1]) : 224;
-        Driver driver = interpreted ? new InterpretedDriver() : JCudaDriver.open();
-        CudaBackend backend = new CudaBackend(driver, 0);
+        BenchmarkArgs a = BenchmarkArgs.parse(args, 64, 224);
+        int batch = a.get(0), size = a.get(1);
+        CudaBackend backend = a.backend();
         System.out.println("# " + backend + ", batch " + batch + ", float32");
         try (Scope s = Backends.use(backend)) {
             Generator g = new Generator(42);

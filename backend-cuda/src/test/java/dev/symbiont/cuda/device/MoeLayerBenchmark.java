@@ -6,9 +6,6 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.cuda.CudaBackend;
-import dev.symbiont.cuda.driver.Driver;
-import dev.symbiont.cuda.jcuda.JCudaDriver;
-import dev.symbiont.cuda.ptx.InterpretedDriver;
 import dev.symbiont.nn.Layer;
 import dev.symbiont.nn.Parameter;
 import dev.symbiont.nn.moe.Dispatch;
@@ -26,7 +23,8 @@ import java.util.Locale;
  * gated grouped kernel writes only its output) and the forward with its backward, timed as
  * {@link AttentionBenchmark} times its calls.
  * One line per layer: {@code <layer> <E> <k> <T> <d> <hidden> <forward ms> <forward+backward ms>
- * <forward ratio to dense> <forward+backward ratio to dense>}. Arguments: T and d (default 8192
+ * <forward ratio to dense> <forward+backward ratio to dense>}, the format {@code moe_torch.py} prints
+ * for the Hugging Face Mixtral block in PyTorch and {@code moe_table.py} joins. Arguments: T and d (default 8192
  * and 1024); {@code --interpreted} first runs it on the PTX interpreter (a smoke run: give small sizes).
  */
 public final class MoeLayerBenchmark {
@@ -35,13 +33,10 @@ public final class MoeLayerBenchmark {
     private MoeLayerBenchmark() {}
 
     public static void main(String[] args) {
-        boolean interpreted = args.length > 0 && args[0].equals("--interpreted");
-        int skip = interpreted ? 1 : 0;
-        int tokens = args.length > skip ? Integer.parseInt(args[skip]) : 8192;
-        int d = args.length > skip + 1 ? Integer.parseInt(args[skip + 1]) : 1024;
+        BenchmarkArgs a = BenchmarkArgs.parse(args, 8192, 1024);
+        int tokens = a.get(0), d = a.get(1);
         int hidden = (8 * d + 3 * TOP_K - 1) / (3 * TOP_K);
-        Driver driver = interpreted ? new InterpretedDriver() : JCudaDriver.open();
-        CudaBackend backend = new CudaBackend(driver, 0);
+        CudaBackend backend = a.backend();
         System.out.println("# " + backend + ", tokens " + tokens + ", d " + d + ", top-" + TOP_K + " of E experts of hidden "
                 + hidden + " against a dense SwiGLU FFN of hidden " + TOP_K * hidden);
         try (Scope s = Backends.use(backend)) {
