@@ -105,6 +105,9 @@ public final class CudaBackend implements Backend {
 
     DeviceErrors errors() { return errors; }
 
+    /** The GEMM route matmul runs on (cuBLAS, or the own kernel), for the families' grouped products. */
+    dev.symbiont.cuda.blas.Blas blas() { return matmul.blas(); }
+
     CudaIndexCheck indexCheck() { return indexCheck; }
 
     /** This backend's storage behind {@code s}; core has already checked it belongs here. */

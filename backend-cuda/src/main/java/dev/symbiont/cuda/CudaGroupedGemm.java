@@ -117,7 +117,7 @@ final class CudaGroupedGemm {
     }
 
     /** Whether w (in, out) is the transpose of a contiguous (out, in) matrix, as a Linear's weight seen as (in, out). */
-    private static boolean transposed(Tensor w) {
+    static boolean transposed(Tensor w) {
         return w.size(0) > 1 && w.size(1) > 1 && w.layout().stride(0) == 1 && w.layout().stride(1) == w.size(0);
     }
 

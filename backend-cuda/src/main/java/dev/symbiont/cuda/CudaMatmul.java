@@ -51,11 +51,11 @@ final class CudaMatmul {
         try {
             long strideA = left.batchStride(), strideB = right.batchStride();
             if (strideA >= 0 && strideB >= 0) {
-                blas().gemm(call(left, right, m, n, k, 0, 0, out.address(), strideA, strideB, batches));
+                blas().gemm(call(left, right, m, n, k, 0, 0, out.address(), strideA, strideB, batches, mode));
             } else {
                 for (int batch = 0; batch < batches; batch++) {
                     blas().gemm(call(left, right, m, n, k, left.batchOffset(batch), right.batchOffset(batch),
-                            out.address((long) batch * m * n), 0, 0, 1));
+                            out.address((long) batch * m * n), 0, 0, 1, mode));
                 }
             }
         } finally {
@@ -65,9 +65,13 @@ final class CudaMatmul {
         return out;
     }
 
-    /** Column-major {@code Cᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m)}: B is the GEMM's A, A its B. */
-    private GemmCall call(MatrixOperand left, MatrixOperand right, int m, int n, int k,
-                          long leftOffset, long rightOffset, long c, long strideA, long strideB, int batch) {
+    /**
+     * The row-major product C (m×n, contiguous at {@code c}) = left (m×k) · right (k×n), each operand
+     * read from {@code offset} elements past its layout's start, as column-major
+     * {@code Cᵀ (n×m) = Bᵀ (n×k) · Aᵀ (k×m)}: B is the GEMM's A, A its B.
+     */
+    static GemmCall call(MatrixOperand left, MatrixOperand right, int m, int n, int k, long leftOffset, long rightOffset,
+                         long c, long strideA, long strideB, int batch, GemmCall.MathMode mode) {
         // Bᵀ is B's storage read column-major: as it is when B is row-major, transposed when B is a transposed view.
         return new GemmCall(right.transposed(), left.transposed(), n, m, k,
                 right.address(rightOffset), right.type(), right.ld(), strideB,

@@ -24,7 +24,8 @@ import java.util.OptionalLong;
  * permutations are found on the device and raised at the next synchronisation. The experts' gate
  * and up projections run as one kernel with SwiGLU applied to both tiles in registers
  * ({@code groupedSwiglu}); its backward is the contract's composition of these kernels. Empty
- * operands run the reference, counted by {@link Fallbacks}.
+ * operands run the reference, counted by {@link Fallbacks}. {@code -Dsymbiont.cuda.moeGemm=blas}
+ * runs the grouped GEMMs as cuBLAS's grouped GEMM instead ({@link CudaGroupedBlas}), to measure the two.
  */
 final class CudaMoeKernels extends ReferenceMoe {
     private static final String GROUP = "moe", ROUTE = "moe_route", PERMUTE = "moe_permute", COMBINE = "moe_combine",
@@ -35,10 +36,12 @@ final class CudaMoeKernels extends ReferenceMoe {
 
     private final FusedOperands io;
     private final CudaGroupedGemm grouped;
+    private final CudaGroupedBlas groupedBlas;
 
     CudaMoeKernels(CudaBackend backend) {
         this.io = new FusedOperands(backend);
         this.grouped = new CudaGroupedGemm(io);
+        this.groupedBlas = new CudaGroupedBlas(io);
     }
 
     private CudaBackend backend() { return io.backend(); }
@@ -128,6 +131,7 @@ final class CudaMoeKernels extends ReferenceMoe {
     @Override
     public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
         if (!groupedReady(GROUPED_MATMUL, x, weights)) return super.groupedMatmul(x, weights, groupSizes);
+        if (CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) return groupedBlas.forward(x, weights, groupSizes);
         return grouped.forward(x, weights, groupSizes);
     }
 
@@ -137,12 +141,15 @@ final class CudaMoeKernels extends ReferenceMoe {
         if (!groupedReady(op, x, weights) || !FusedOperands.nonEmptyFloats(op, gradOut)) {
             return super.groupedMatmulBackward(gradOut, x, weights, groupSizes);
         }
+        if (CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) return groupedBlas.backward(gradOut, x, weights, groupSizes);
         return grouped.backward(gradOut, x, weights, groupSizes);
     }
 
+    /** The gated kernel; on the BLAS route the contract's composition of two grouped GEMMs and {@link #swiglu}. */
     @Override
     public GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
-        if (!groupedReady(GROUPED_SWIGLU, x, gate) || !FusedOperands.nonEmptyFloats(GROUPED_SWIGLU, up.toArray(new Tensor[0]))) {
+        if (!groupedReady(GROUPED_SWIGLU, x, gate) || !FusedOperands.nonEmptyFloats(GROUPED_SWIGLU, up.toArray(new Tensor[0]))
+                || CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) {
             return super.groupedSwiglu(x, gate, up, groupSizes, keep);
         }
         return grouped.swiglu(x, gate, up, groupSizes, keep);

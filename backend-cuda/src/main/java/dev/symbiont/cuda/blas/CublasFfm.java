@@ -10,6 +10,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
@@ -17,9 +18,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * cuBLAS through {@code java.lang.foreign}: the six entry points the backend needs, bound against
+ * cuBLAS through {@code java.lang.foreign}: the seven entry points the backend needs, bound against
  * {@code libcublas.so.13} or {@code .so.12} (their C ABI is the same), for machines where JCublas
- * cannot load because only CUDA 13's cuBLAS is installed. The handle is bound to the backend's
+ * cannot load because only CUDA 13's cuBLAS is installed; the grouped GEMM only where the library
+ * has it (cuBLAS 12.5 and later). The handle is bound to the backend's
  * stream, so every GEMM is queued in order with the backend's kernels; alpha and beta are host
  * floats (the default pointer mode), allocated once.
  */
@@ -37,6 +39,13 @@ public final class CublasFfm implements Blas {
     static final FunctionDescriptor GEMM_STRIDED_BATCHED_EX = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
             JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT,
             JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT);
+    /**
+     * handle, transa[], transb[], m[], n[], k[], alpha[], A[] (device), Atype, lda[], B[] (device), Btype, ldb[], beta[],
+     * C[] (device), Ctype, ldc[], group_count, group_size[], computeType: every array but A, B and C on the host.
+     */
+    static final FunctionDescriptor GEMM_GROUPED_BATCHED_EX = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT);
 
     private final String library;
     private final Arena arena;
@@ -44,6 +53,8 @@ public final class CublasFfm implements Blas {
     private final MethodHandle setMathMode;
     private final MethodHandle gemmEx;
     private final MethodHandle gemmStridedBatchedEx;
+    /** Null where the library has no grouped GEMM (before cuBLAS 12.5). */
+    private final MethodHandle gemmGroupedBatchedEx;
     private final MemorySegment handle;
     private final MemorySegment alpha;
     private final MemorySegment beta;
@@ -65,6 +76,8 @@ public final class CublasFfm implements Blas {
             setMathMode = bind(linker, lookup, "cublasSetMathMode", SET_MATH_MODE);
             gemmEx = bind(linker, lookup, "cublasGemmEx", GEMM_EX);
             gemmStridedBatchedEx = bind(linker, lookup, "cublasGemmStridedBatchedEx", GEMM_STRIDED_BATCHED_EX);
+            gemmGroupedBatchedEx = lookup.find("cublasGemmGroupedBatchedEx")
+                    .map(symbol -> linker.downcallHandle(symbol, GEMM_GROUPED_BATCHED_EX)).orElse(null);
 
             MemorySegment out = arena.allocate(ADDRESS);
             check("cublasCreate_v2", (int) create.invokeExact(out), "");
@@ -108,6 +121,9 @@ public final class CublasFfm implements Blas {
         return "cuBLAS " + version / 10000 + "." + version / 100 % 100 + "." + version % 100 + " via java.lang.foreign (" + library + ")";
     }
 
+    /** Whether the library has the grouped GEMM, which {@link #groupedGemm} then calls once. */
+    public boolean hasGroupedGemm() { return gemmGroupedBatchedEx != null; }
+
     @Override
     public synchronized void gemm(GemmCall call) {
         CublasGemmArgs g = CublasGemmArgs.checked("CublasFfm.gemm", call, closed);
@@ -132,6 +148,56 @@ public final class CublasFfm implements Blas {
         } catch (Throwable t) {
             throw new IllegalStateException("CublasFfm.gemm: " + t, t);
         }
+    }
+
+    @Override
+    public synchronized void groupedGemm(List<GemmCall> problems, long pointers) {
+        if (gemmGroupedBatchedEx == null || problems.isEmpty()) {
+            Blas.super.groupedGemm(problems, pointers);
+            return;
+        }
+        List<CublasGemmArgs> args = new ArrayList<>(problems.size());
+        for (GemmCall call : problems) {
+            CublasGemmArgs g = CublasGemmArgs.checked("CublasFfm.groupedGemm", call, closed);
+            if (g.batch() != 1 || g.aType() != CublasGemmArgs.CUDA_R_32F || g.bType() != CublasGemmArgs.CUDA_R_32F
+                    || (!args.isEmpty() && g.mathMode() != args.get(0).mathMode())) {
+                throw new IllegalArgumentException("CublasFfm.groupedGemm: problems must be float32, of batch 1 and one math mode, "
+                        + "got " + g.shape() + " batch=" + g.batch() + " mathMode=" + g.mathMode());
+            }
+            args.add(g);
+        }
+        int groups = args.size();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment alphas = call.allocate(JAVA_FLOAT, groups), betas = call.allocate(JAVA_FLOAT, groups);
+            for (int i = 0; i < groups; i++) {
+                alphas.setAtIndex(JAVA_FLOAT, i, 1f);
+                betas.setAtIndex(JAVA_FLOAT, i, 0f);
+            }
+            CublasGemmArgs first = args.get(0);
+            if (first.mathMode() != mathMode) {
+                check("cublasSetMathMode", (int) setMathMode.invokeExact(handle, first.mathMode()), "mode " + first.mathMode());
+                mathMode = first.mathMode();
+            }
+            check("cublasGemmGroupedBatchedEx", (int) gemmGroupedBatchedEx.invokeExact(handle,
+                    ints(call, args, CublasGemmArgs::transA), ints(call, args, CublasGemmArgs::transB),
+                    ints(call, args, CublasGemmArgs::m), ints(call, args, CublasGemmArgs::n), ints(call, args, CublasGemmArgs::k),
+                    alphas, MemorySegment.ofAddress(pointers), CublasGemmArgs.CUDA_R_32F, ints(call, args, CublasGemmArgs::lda),
+                    MemorySegment.ofAddress(pointers + 8L * groups), CublasGemmArgs.CUDA_R_32F, ints(call, args, CublasGemmArgs::ldb),
+                    betas, MemorySegment.ofAddress(pointers + 16L * groups), CublasGemmArgs.CUDA_R_32F,
+                    ints(call, args, CublasGemmArgs::ldc), groups, ints(call, args, g -> 1), first.computeType()),
+                    groups + " groups, the first " + first.shape());
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("CublasFfm.groupedGemm: " + t, t);
+        }
+    }
+
+    /** One int per problem, in a host array of {@code arena}. */
+    private static MemorySegment ints(Arena arena, List<CublasGemmArgs> args, ToIntFunction<CublasGemmArgs> field) {
+        MemorySegment out = arena.allocate(JAVA_INT, args.size());
+        for (int i = 0; i < args.size(); i++) out.setAtIndex(JAVA_INT, i, field.applyAsInt(args.get(i)));
+        return out;
     }
 
     @Override

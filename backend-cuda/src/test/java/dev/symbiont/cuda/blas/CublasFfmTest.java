@@ -95,6 +95,26 @@ class CublasFfmTest {
     }
 
     @Test
+    void independentProblemsGoToOneGroupedCallWithAGroupEach() {
+        CublasFfm blas = open();
+        assertTrue(blas.hasGroupedGemm());
+        GemmCall first = new GemmCall(false, false, 3, 5, 7, 0x1000, GemmCall.ElementType.F32, 3, 0, 0x2000,
+                GemmCall.ElementType.F32, 7, 0, 0x3000, 3, 0, 1, GemmCall.MathMode.DEFAULT);
+        GemmCall second = new GemmCall(true, false, 11, 13, 17, 0x4000, GemmCall.ElementType.F32, 17, 0, 0x5000,
+                GemmCall.ElementType.F32, 19, 0, 0x6000, 23, 0, 1, GemmCall.MathMode.DEFAULT);
+        blas.groupedGemm(List.of(first, second), 0x9000);
+        assertEquals(3, record.getAtIndex(JAVA_LONG, 3));
+        assertArrayEquals(new long[] {1, 2, 68, 0x9000, 0x9010, 0x9020, 0, 0, 0, 1, 0, 11, 13, 17, 17, 19, 23, 1000, 0, 2, 3},
+                args(21), "handle, 2 groups, COMPUTE_32F, the A, B and C pointer arrays 2 addresses apart, CUDA_R_32F x3, "
+                        + "the second group's opA=T, opB=N, m, n, k, lda, ldb, ldc, alpha=1, beta=0; a problem per group; the first m");
+        var half = assertThrows(IllegalArgumentException.class, () -> blas.groupedGemm(List.of(first, new GemmCall(false, false,
+                2, 2, 2, 0x1000, GemmCall.ElementType.BF16, 2, 0, 0x2000, GemmCall.ElementType.BF16, 2, 0, 0x3000, 2, 0, 1,
+                GemmCall.MathMode.DEFAULT)), 0x9000));
+        assertTrue(half.getMessage().startsWith("CublasFfm.groupedGemm: problems must be float32"), half.getMessage());
+        blas.close();
+    }
+
+    @Test
     void aFailedCallNamesTheStatusAndTheShape() {
         CublasFfm blas = open();
         var e = assertThrows(CudaException.class, () -> blas.gemm(new GemmCall(false, false, 12345, 2, 2, 0x1000,

@@ -20,7 +20,9 @@ import java.util.Locale;
  * dropless top-{@value #TOP_K} {@link MoeFeedForward} of E = 8 and 64 SwiGLU experts of hidden
  * ⌈8d / 3k⌉ (the {@code moe} command's sizing) next to the dense SwiGLU FFN of equal active
  * parameters (hidden k·h), over T tokens of width d, float32: the forward without gradients (the
- * gated grouped kernel writes only its output) and the forward with its backward, timed as
+ * gated grouped kernel writes only its output) and the forward with its backward, each layer with
+ * the own grouped kernels ({@code moe}) and with cuBLAS's grouped GEMM ({@code moe-blas},
+ * {@code -Dsymbiont.cuda.moeGemm=blas}: the group sizes read to the host first), timed as
  * {@link AttentionBenchmark} times its calls.
  * One line per layer: {@code <layer> <E> <k> <T> <d> <hidden> <forward ms> <forward+backward ms>
  * <forward ratio to dense> <forward+backward ratio to dense>}, the format {@code moe_torch.py} prints
@@ -29,6 +31,7 @@ import java.util.Locale;
  */
 public final class MoeLayerBenchmark {
     private static final int TOP_K = 2;
+    private static final String BLAS_ROUTE = "symbiont.cuda.moeGemm";
 
     private MoeLayerBenchmark() {}
 
@@ -47,6 +50,9 @@ public final class MoeLayerBenchmark {
             for (int experts : new int[] {8, 64}) {
                 MoeFeedForward moe = new MoeFeedForward(new MoeConfig(d, experts, TOP_K, hidden, Dispatch.dropless(), true, 0, 0), g);
                 System.out.println(line("moe", experts, tokens, d, hidden, time(backend, moe, x, gradOut), dense));
+                System.setProperty(BLAS_ROUTE, "blas");   // the grouped GEMMs as cuBLAS's grouped GEMM, for comparison
+                System.out.println(line("moe-blas", experts, tokens, d, hidden, time(backend, moe, x, gradOut), dense));
+                System.clearProperty(BLAS_ROUTE);
                 moe.parameters().forEach(p -> p.value().storage().release());
             }
         }
