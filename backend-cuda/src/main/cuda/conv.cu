@@ -5,16 +5,8 @@
 // in gather form: one thread per input cell sums what reaches it, so no atomics, no zero-filled
 // buffer, and the same bits on every run.
 #include "common.cuh"
+#include "conv_window.cuh"
 #include "rows.cuh"
-
-// One window geometry (ConvGeometry or PoolGeometry as the host fills it): output row oh reads
-// input rows oh·strideH − padH + i·dilationH for i in [0, kernelH), columns likewise.
-struct Window {
-    int batch, channels, inH, inW;
-    int kernelH, kernelW, strideH, strideW;
-    int padH, padW, dilationH, dilationW;
-    int outH, outW;
-};
 
 // Splits a row-major position in (planes, rows, cols) into its plane, row and column.
 __device__ __forceinline__ long long split(long long e, int rows, int cols, int& row, int& col) {

@@ -23,6 +23,9 @@ import java.util.List;
  * (groups = C = O) run direct kernels instead, forward and both gradients, since their GEMMs
  * would be one row deep. The column matrix is built for at most {@value #MAX_COLUMN_ELEMENTS}
  * elements at a time: a larger batch goes through in chunks of images (one image at least).
+ * {@code -Dsymbiont.cuda.conv=implicit} runs the forward instead as one implicit-GEMM kernel
+ * ({@code conv_implicit.cu}: the column matrix formed tile by tile in shared memory, the bias in
+ * its epilogue), so the two can be measured; the backward stays im2col.
  *
  * <p>Pooling runs one thread per output cell; every backward (max, average, adaptive) is in
  * gather form, one thread per input cell summing the gradients that reach it, so none needs
@@ -35,6 +38,9 @@ final class CudaConvKernels extends ReferenceConv {
     static final long MAX_COLUMN_ELEMENTS = 1L << 26;
     /** Threads of a depthwise weight-gradient block (one block per weight). */
     private static final int REDUCE_THREADS = 256;
+    /** The implicit GEMM's output tile (channels and positions) and block size: conv_implicit.cu's TILE and THREADS. */
+    private static final int IMPLICIT_TILE = 64, IMPLICIT_THREADS = 256;
+    static final String ROUTE_PROPERTY = "symbiont.cuda.conv";
     private static final String GROUP = "conv", CONV = "conv2d", CONV_BACKWARD = "conv2d backward";
     private static final String MAX = "max_pool2d", AVG = "avg_pool2d", ADAPTIVE = "adaptive_avg_pool2d";
 
@@ -63,6 +69,7 @@ final class CudaConvKernels extends ReferenceConv {
                     .struct(window(g, g.batch()), 4));
             return out;
         }
+        if (implicitGemm() && !g.pointwise()) return implicitConv(xs, w, FusedOperands.dense(bias), g);
         Tensor groupedWeight = w.reshape(g.groups(), g.groupOutChannels(), g.patchSize());
         List<Tensor> parts = new ArrayList<>();
         int chunk = imagesPerChunk(g);
@@ -103,6 +110,26 @@ final class CudaConvKernels extends ReferenceConv {
         }
         Tensor dx = !inputGrad ? null : dxParts.size() == 1 ? dxParts.get(0) : Tensor.cat(dxParts, 0);
         return new ConvGrads(dx, dw == null ? null : dw.reshape(g.weightShape()), db);
+    }
+
+    /** Whether {@code -Dsymbiont.cuda.conv} (read at every call) names the implicit GEMM rather than im2col, the default. */
+    static boolean implicitGemm() {
+        String v = System.getProperty(ROUTE_PROPERTY, "im2col").trim();
+        if (v.equalsIgnoreCase("implicit")) return true;
+        if (v.equalsIgnoreCase("im2col")) return false;
+        throw new IllegalArgumentException("-D" + ROUTE_PROPERTY + " must be im2col or implicit, got '" + v + "'");
+    }
+
+    /** The forward as one implicit-GEMM kernel with the bias in its epilogue ({@code conv_implicit.cu}). */
+    private Tensor implicitConv(Tensor x, Tensor w, Tensor bias, ConvGeometry g) {
+        Tensor out = io.empty(g.outputShape());
+        long columnTiles = ((long) g.batch() * g.outPixels() + IMPLICIT_TILE - 1) / IMPLICIT_TILE;
+        int rowTiles = (g.groupOutChannels() + IMPLICIT_TILE - 1) / IMPLICIT_TILE;
+        io.backend().kernels().launch("conv_implicit", "conv2d_implicit_f32", new Dim3((int) columnTiles, rowTiles, g.groups()),
+                Dim3.of(IMPLICIT_THREADS), 0, KernelArgs.of().pointer(FusedOperands.address(out)).pointer(FusedOperands.address(x))
+                        .pointer(FusedOperands.address(w)).pointer(FusedOperands.address(bias)).struct(window(g, g.batch()), 4)
+                        .i32(g.groups()).i32(g.outChannels()));
+        return out;
     }
 
     /** Images per im2col chunk: as many as keep the column matrix within the cap, at least one. */

@@ -32,6 +32,7 @@ class PtxasBudgetTest {
             Map.entry("attention", new Budget(128, 36_864)),
             Map.entry("attention_mma", new Budget(160, 36_864)),
             Map.entry("conv", new Budget(72, 128)),
+            Map.entry("conv_implicit", new Budget(96, 8192)),
             Map.entry("channel_norm", new Budget(48, 128)),
             Map.entry("linear", new Budget(40, 0)),
             Map.entry("moe", new Budget(96, 12_800)),

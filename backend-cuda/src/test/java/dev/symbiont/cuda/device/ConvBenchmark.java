@@ -18,6 +18,7 @@ import java.util.Locale;
  * The cuda backend's convolutions on a real GPU (run by {@code gpu-check.sh conv}, not a test):
  * conv2d 3×3, stride 1, padding 1, float32, at ResNet-50's four stage widths (batch 64: 64 channels
  * at 56², 128 at 28², 256 at 14², 512 at 7²), forward without gradients and forward with backward,
+ * the forward also as the implicit GEMM ({@code conv-implicit} lines, {@code -Dsymbiont.cuda.conv=implicit}),
  * then one ResNet-50 training step (forward, cross-entropy, backward) at batch 64, 224², timed as
  * {@link AttentionBenchmark} times its calls. Lines: {@code symbiont conv <C> <H> <forward ms>
  * <forward+backward ms>} and {@code symbiont resnet50 <batch> <size> <step ms> -}, which
@@ -27,6 +28,7 @@ import java.util.Locale;
  */
 public final class ConvBenchmark {
     private static final int[][] STAGES = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
+    private static final String ROUTE = "symbiont.cuda.conv";
 
     private ConvBenchmark() {}
 
@@ -52,6 +54,14 @@ public final class ConvBenchmark {
                     w.zeroGrad();
                 });
                 System.out.println(String.format(Locale.ROOT, "symbiont conv %d %d %.3f %.3f", c, hw, forward, both));
+                System.setProperty(ROUTE, "implicit");   // the forward as one implicit-GEMM kernel, for comparison
+                double implicit = AttentionBenchmark.time(backend, () -> {
+                    try (Scope noGrad = GradMode.disabled()) {
+                        Convolutions.conv2d(x, w, null, 1, 1, 1, 1).storage().release();
+                    }
+                });
+                System.clearProperty(ROUTE);
+                System.out.println(String.format(Locale.ROOT, "symbiont conv-implicit %d %d %.3f -", c, hw, implicit));
                 for (Tensor t : new Tensor[] {x, w, gradOut}) t.storage().release();
             }
             ResNet resnet = new ResNet(ResNetConfig.resnet50(), g);

@@ -1,7 +1,10 @@
 package dev.symbiont.cuda.fused;
 
+import dev.symbiont.core.Generator;
+import dev.symbiont.core.Scope;
 import dev.symbiont.core.Tensor;
 import dev.symbiont.core.backend.Backend;
+import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.conformance.ConformanceBase;
 import dev.symbiont.core.fused.Fallbacks;
 import dev.symbiont.core.fused.FusedKernels;
@@ -11,6 +14,8 @@ import dev.symbiont.core.fused.conv.Convolutions;
 import dev.symbiont.core.fused.conv.Pooling;
 import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The conv family's kernels ({@code conv.cu}: im2col and col2im around the backend's GEMM, the
@@ -31,7 +38,10 @@ class CudaConvKernelsTest extends ConformanceBase {
             "avg_pool2d", "avg_pool2d backward", "adaptive_avg_pool2d", "adaptive_avg_pool2d backward");
     private static final Tolerance CONV = new Tolerance(1e-4, 1e-4);
 
-    private final CudaBackend cuda = new CudaBackend(new InterpretedDriver(), 0);
+    private static final String IMPLICIT = "symbiont.cuda.conv";
+
+    private final InterpretedDriver driver = new InterpretedDriver();
+    private final CudaBackend cuda = new CudaBackend(driver, 0);
 
     @Override
     protected Backend backend() { return cuda; }
@@ -82,5 +92,39 @@ class CudaConvKernelsTest extends ConformanceBase {
     @Nested
     class ConvKit extends ConvConformance {
         @Override protected Backend backend() { return cuda; }
+    }
+
+    /** The kit again with the forward as the implicit GEMM ({@code -Dsymbiont.cuda.conv=implicit}); the backward stays im2col. */
+    @Nested
+    class ImplicitGemmKit extends ConvConformance {
+        @Override protected Backend backend() { return cuda; }
+
+        @BeforeEach
+        void implicit() { System.setProperty(IMPLICIT, "implicit"); }
+
+        @AfterEach
+        void unset() { System.clearProperty(IMPLICIT); }
+    }
+
+    @Test
+    void theImplicitGemmIsOneLaunchWithTheBiasInIt() {
+        try (Scope s = Backends.use(cuda)) {
+            Generator g = new Generator(5);
+            Tensor x = Tensor.randn(g, 2, 6, 9, 7), w = Tensor.randn(g, 4, 3, 3, 3), b = Tensor.randn(g, 4);
+            float[] im2col = Convolutions.conv2d(x, w, b, new int[] {2}, new int[] {1}, new int[] {1}, 2).toFloatArray();
+            System.setProperty(IMPLICIT, "implicit");
+            try {
+                long before = driver.launches();
+                Tensor out = Convolutions.conv2d(x, w, b, new int[] {2}, new int[] {1}, new int[] {1}, 2);
+                assertEquals(before + 1, driver.launches(), "one kernel: no column matrix, no separate bias add");
+                assertClose("implicit GEMM against im2col", im2col, out.toFloatArray(), CONV);
+                System.setProperty(IMPLICIT, "winograd");
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Convolutions.conv2d(x, w, b,
+                        new int[] {1}, new int[] {1}, new int[] {1}, 2));
+                assertTrue(e.getMessage().contains(IMPLICIT) && e.getMessage().contains("winograd"), e.getMessage());
+            } finally {
+                System.clearProperty(IMPLICIT);
+            }
+        }
     }
 }
