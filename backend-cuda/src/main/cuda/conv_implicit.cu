@@ -9,6 +9,7 @@
 // walking K in steps of 16; each thread keeps a 4 x 4 register tile. Loads past a bound read zero
 // and stores past one are skipped, so every size is exact.
 #include "conv_window.cuh"
+#include "register_tile.cuh"
 
 #define TILE 64
 #define TILE_K 16
@@ -52,13 +53,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_implicit_f32(
             Xs[q][j] = v;
         }
         __syncthreads();
-        for (int p = 0; p < TILE_K; ++p) {
-            float wr[4], xr[4];
-            for (int r = 0; r < 4; ++r) wr[r] = Ws[p][tx + 16 * r];
-            for (int c = 0; c < 4; ++c) xr[c] = Xs[p][ty + 16 * c];
-            for (int r = 0; r < 4; ++r)
-                for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(wr[r], xr[c], acc[r][c]);
-        }
+        tile_fma<TILE_K, TILE>(Ws, Xs, acc, tx, ty);
         __syncthreads();
     }
     for (int r = 0; r < 4; ++r) {

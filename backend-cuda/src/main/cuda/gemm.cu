@@ -8,6 +8,7 @@
 // warp's shared reads fall in distinct banks). Loads past m, n or k read zero, stores past m or n
 // are skipped, so every size is exact. Batches run over gridDim.z, looping when there are more.
 #include "halfs.cuh"
+#include "register_tile.cuh"
 
 #define TILE 64
 #define TILE_K 16
@@ -54,13 +55,7 @@ __device__ void gemm_tiled(int transA, int transB, int m, int n, int k,
                 Bs[q][j] = vb;
             }
             __syncthreads();
-            for (int p = 0; p < TILE_K; ++p) {
-                float ar[4], br[4];
-                for (int r = 0; r < 4; ++r) ar[r] = As[p][tx + 16 * r];
-                for (int c = 0; c < 4; ++c) br[c] = Bs[p][ty + 16 * c];
-                for (int r = 0; r < 4; ++r)
-                    for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(ar[r], br[c], acc[r][c]);
-            }
+            tile_fma<TILE_K, TILE>(As, Bs, acc, tx, ty);
             __syncthreads();
         }
         float* cm = C + (long long)b * strideC;

@@ -7,6 +7,7 @@
 // Sizes are read defensively (negative as 0, rows past R cut) so bad sizes never touch memory
 // outside the operands; the host's check (Moe.checkGroupSizes) raises them.
 #pragma once
+#include "register_tile.cuh"
 
 #define GG_TILE 64
 #define GG_TILE_K 16
@@ -57,17 +58,6 @@ __device__ void row_tile_of(const long long* sizes, int first, int count, long l
     }
 }
 
-// acc += the shared tiles' product over one step of k.
-__device__ __forceinline__ void tile_fma(const float (*As)[GG_TILE + 1], const float (*Bs)[GG_TILE + 1], float acc[4][4],
-                                         int tx, int ty) {
-    for (int p = 0; p < GG_TILE_K; ++p) {
-        float ar[4], br[4];
-        for (int r = 0; r < 4; ++r) ar[r] = As[p][ty + 16 * r];
-        for (int c = 0; c < 4; ++c) br[c] = Bs[p][tx + 16 * c];
-        for (int r = 0; r < 4; ++r)
-            for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(ar[r], br[c], acc[r][c]);
-    }
-}
 
 // Bs[q][j] = B(k0 + q, col0 + j) of expert `le`'s matrix in `B`, zeros past kDim and n: consecutive
 // threads on consecutive memory whichever of B's strides is 1.
@@ -114,8 +104,8 @@ __device__ __forceinline__ void grouped_rows(float* __restrict__ C, float* __res
         load_b_tile(Bs, B, le, k0, col0, kDim, n);
         if (GATED) load_b_tile(Us, U, le, k0, col0, kDim, n);
         __syncthreads();
-        tile_fma(As, Bs, acc, tx, ty);
-        if (GATED) tile_fma(As, Us, accU, tx, ty);
+        tile_fma<GG_TILE_K, GG_TILE + 1>(As, Bs, acc, ty, tx);
+        if (GATED) tile_fma<GG_TILE_K, GG_TILE + 1>(As, Us, accU, ty, tx);
         __syncthreads();
     }
     for (int r = 0; r < 4; ++r) {
@@ -180,7 +170,7 @@ extern "C" __global__ void __launch_bounds__(GG_THREADS) grouped_matmul_weight_g
             Bs[p][i] = row && j0 + i < n ? G[(start + r0 + p) * n + j0 + i] : 0.0f;
         }
         __syncthreads();
-        tile_fma(As, Bs, acc, tx, ty);
+        tile_fma<GG_TILE_K, GG_TILE + 1>(As, Bs, acc, ty, tx);
         __syncthreads();
     }
     float* w = (float*)dW.address[le];
