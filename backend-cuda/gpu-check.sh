@@ -13,8 +13,8 @@
 #   backend-cuda/gpu-check.sh attention on the GPU machine, after prepare, within 8 minutes of its own: the
 #                                       attention kernels (batch 4, 16 heads, head_dim 128, seq 1024..16384,
 #                                       fp32/bf16, causal or not, forward and forward+backward) next to torch's
-#                                       scaled_dot_product_attention (bf16: the tensor-core forward of
-#                                       attention_mma.cu, the backward widened to fp32); results in $OUT/attention.txt
+#                                       scaled_dot_product_attention (bf16: the tensor-core forward and backward
+#                                       of attention_mma.cu and attention_mma_backward.cu); results in $OUT/attention.txt
 #   backend-cuda/gpu-check.sh moe       on the GPU machine, after prepare, a device call of its own (about 5 minutes):
 #                                       a dropless top-2 MoE layer of 8 and 64 SwiGLU experts (8192 tokens, d 1024,
 #                                       forward and forward+backward, fp32) next to the dense SwiGLU FFN of equal

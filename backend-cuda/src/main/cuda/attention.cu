@@ -55,13 +55,6 @@ __device__ __forceinline__ void dot_pair(const float (*a)[DMAX + 1], const float
     }
 }
 
-// The first key past what any query row of [m0, m0 + TILE) sees.
-__device__ __forceinline__ int visible_keys_end(const Problem& pr, int m0) {
-    if (!pr.causal) return pr.sk;
-    int lastRow = min(m0 + TILE, pr.sq) - 1;
-    return max(0, min(pr.sk, lastRow + (pr.sk - pr.sq) + 1));
-}
-
 // max / sum over the eight lanes of one score row (they are lanes 8k .. 8k + 7 of a warp).
 __device__ __forceinline__ float row_max(float v) {
     for (int o = 1; o < ROW_LANES; o <<= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -115,7 +108,7 @@ __device__ void forward(const float* q, Operand qs, const float* k, Operand ks, 
     float mRow = NEG_INF, lRow = 0.0f, acc[DMAX / ROW_LANES];
 #pragma unroll
     for (int j = 0; j < DMAX / ROW_LANES; ++j) acc[j] = 0.0f;
-    const int kEnd = visible_keys_end(pr, m0);
+    const int kEnd = visible_keys_end(pr, m0, TILE);
     for (int n0 = 0; n0 < kEnd; n0 += TILE) {
         __syncthreads(); // the previous tile's readers are done (and q's tile is stored, first time)
         load_tile<DMAX>(kt, k, ks.seq, ks.dim, n0, pr.sk, pr.d);
@@ -179,8 +172,7 @@ __device__ void backward_kv(const float* q, Operand qs, const float* k, Operand 
     float dkAcc[DMAX / ROW_LANES], dvAcc[DMAX / ROW_LANES];
 #pragma unroll
     for (int j = 0; j < DMAX / ROW_LANES; ++j) dkAcc[j] = dvAcc[j] = 0.0f;
-    // the first query that sees key n0; causal tiles above it are skipped
-    const int firstQuery = pr.causal ? max(0, n0 - (pr.sk - pr.sq)) : 0;
+    const int firstQuery = first_visible_query(pr, n0);
     for (int h = kvh * group; h < (kvh + 1) * group; ++h) {
         const float* qh = q + b * qs.batch + h * qs.head;
         const float* doh = dout + b * dos.batch + h * dos.head;
@@ -243,7 +235,7 @@ __device__ void backward_q(const float* q, Operand qs, const float* k, Operand k
     float acc[DMAX / ROW_LANES];
 #pragma unroll
     for (int j = 0; j < DMAX / ROW_LANES; ++j) acc[j] = 0.0f;
-    const int kEnd = visible_keys_end(pr, m0);
+    const int kEnd = visible_keys_end(pr, m0, TILE);
     for (int n0 = 0; n0 < kEnd; n0 += TILE) {
         __syncthreads();
         load_tile<DMAX>(kt, k, ks.seq, ks.dim, n0, pr.sk, pr.d);

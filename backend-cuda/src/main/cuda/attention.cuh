@@ -1,6 +1,6 @@
 // What attention.cu's float32 kernels and attention_mma.cu's tensor-core forward share: the
 // operand and problem structs the host passes by value (dev.symbiont.cuda.CudaAttentionKernels)
-// and the score of one query against one key.
+// the score of one query against one key, and the causal bounds of a tile.
 #pragma once
 
 #define NEG_INF __int_as_float(0xff800000)
@@ -23,4 +23,15 @@ __device__ __forceinline__ float score(float dot, const Problem& pr, const float
     float s = dot * pr.scale;
     if (mask != nullptr) s += mask[(long long)i * ms.seq + (long long)j * ms.dim];
     return s;
+}
+
+// The first key past what any query row of [m0, m0 + rows) sees (causal: the tiles right of it are skipped).
+__device__ __forceinline__ int visible_keys_end(const Problem& pr, int m0, int rows) {
+    if (!pr.causal) return pr.sk;
+    return max(0, min(pr.sk, min(m0 + rows, pr.sq) + (pr.sk - pr.sq)));
+}
+
+// The first query that sees key n0 (causal: the query tiles above it are skipped).
+__device__ __forceinline__ int first_visible_query(const Problem& pr, int n0) {
+    return pr.causal ? max(0, n0 - (pr.sk - pr.sq)) : 0;
 }

@@ -26,8 +26,11 @@ import static dev.symbiont.core.fused.attention.AttentionLayouts.rowsLike;
  * ({@code attention_mma.cu}): S = Q·Kᵀ and O += P·V on {@code mma.sync} with float32 accumulators,
  * the softmax in float32, P rounded to the input dtype for the second product as FlashAttention-2
  * does (so the output differs from the widened float32 computation by up to that rounding, a
- * relative 2⁻⁹ for bfloat16 and 2⁻¹² for float16 of the values' magnitude). The backward, and a
- * forward over mixed dtypes, widen the inputs to float32 and run the float32 kernels.
+ * relative 2⁻⁸ for bfloat16 and 2⁻¹¹ for float16 of the values' magnitude). Their backward runs
+ * on tensor cores too ({@code attention_mma_backward.cu}): the float32 backward's passes with every
+ * product on {@code mma.sync}, P, dS and the output gradient rounded to the input dtype where they
+ * are an operand, the gradients float32 as the float32 path returns them. Mixed dtypes widen the
+ * inputs to float32 and run the float32 kernels.
  *
  * <p>head_dim up to 64 runs the 64-wide instance of the kernels, up to {@value #MAX_HEAD_DIM}
  * the 128-wide one; a larger head_dim goes to the reference (a recorded fallback). The backward
@@ -36,11 +39,12 @@ import static dev.symbiont.core.fused.attention.AttentionLayouts.rowsLike;
  */
 final class CudaAttentionKernels implements AttentionKernels {
     static final int TILE = 16, THREADS = 128, MAX_HEAD_DIM = 128;
-    /** Query rows per block of the tensor-core forward (4 warps of 16 rows). */
-    static final int MMA_QUERY_TILE = 64;
+    /** Query rows per block of the tensor-core forward and dQ, key rows per block of dK/dV (4 warps of 16 rows). */
+    static final int MMA_TILE = 64;
     /** Query tiles go on the grid's y dimension. */
     private static final int MAX_GRID_Y = 65_535;
-    private static final String OP = "scaled_dot_product_attention", GROUP = "attention", MMA_GROUP = "attention_mma";
+    private static final String OP = "scaled_dot_product_attention", GROUP = "attention", MMA_GROUP = "attention_mma",
+            MMA_BACKWARD_GROUP = "attention_mma_backward";
     private static final AttentionKernels REFERENCE = AttentionKernels.FAMILY.reference();
 
     private final CudaBackend backend;
@@ -51,8 +55,8 @@ final class CudaAttentionKernels implements AttentionKernels {
     public AttentionResult attention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         if (!fits(OP, q)) return REFERENCE.attention(q, k, v, mask, causal, scale);
         backend.enter();
-        boolean tensorCores = isHalf(q.dtype()) && k.dtype() == q.dtype() && v.dtype() == q.dtype();
-        Inputs in = tensorCores ? new Inputs(q, k, v, q, k, v) : Inputs.widen(q, k, v);
+        boolean tensorCores = tensorCores(q, k, v);
+        Inputs in = tensorCores ? Inputs.asIs(q, k, v) : Inputs.widen(q, k, v);
         try {
             int b = q.size(0), h = q.size(1), sq = q.size(2), d = q.size(3);
             Layout outLayout = rowsLike(q.layout());
@@ -62,8 +66,8 @@ final class CudaAttentionKernels implements AttentionKernels {
                 KernelArgs args = in.qkv(mask).pointer(out.address()).struct(operand(outLayout), Strided.ALIGN)
                         .pointer(lse.address()).struct(problem(in, causal, scale), 4);
                 if (tensorCores) {
-                    String kernel = "attention_forward_mma_d" + width(d) + (q.dtype() == DType.BFLOAT16 ? "_bf16" : "_f16");
-                    backend.kernels().launch(MMA_GROUP, kernel, Dim3.of(b * h, tiles(OP, sq, MMA_QUERY_TILE)), Dim3.of(THREADS), 0, args);
+                    backend.kernels().launch(MMA_GROUP, "attention_forward_mma_d" + width(d) + halfSuffix(q),
+                            Dim3.of(b * h, tiles(OP, sq, MMA_TILE)), Dim3.of(THREADS), 0, args);
                 } else {
                     backend.kernels().launch(GROUP, "attention_forward_d" + width(d) + "_f32", queryGrid(in), Dim3.of(THREADS), 0, args);
                 }
@@ -90,7 +94,9 @@ final class CudaAttentionKernels implements AttentionKernels {
         }
         CudaStorage dk = backend.empty(DType.FLOAT32, dkLayout.numel()), dv = backend.empty(DType.FLOAT32, dvLayout.numel());
         AttentionGrads grads = new AttentionGrads(new Tensor(dq, dqLayout), new Tensor(dk, dkLayout), new Tensor(dv, dvLayout));
-        Inputs in = Inputs.widen(q, k, v);
+        boolean tensorCores = tensorCores(q, k, v);
+        Inputs in = tensorCores ? Inputs.asIs(q, k, v) : Inputs.widen(q, k, v);
+        // float32 (a half gradient is widened): the row dots read it, the tensor-core kernels round it as they load it
         Tensor dOut = Inputs.float32(gradOut), o = Inputs.float32(out), lse = logsumexp.contiguous();
         CudaStorage rowDots = backend.empty(DType.FLOAT32, (long) b * h * sq);
         try {
@@ -104,13 +110,23 @@ final class CudaAttentionKernels implements AttentionKernels {
                         .pointer(address(lse)).pointer(rowDots.address())
                         .pointer(dk.address()).struct(operand(dkLayout), Strided.ALIGN)
                         .pointer(dv.address()).struct(operand(dvLayout), Strided.ALIGN).struct(problem, 4);
-                backend.kernels().launch(GROUP, "attention_backward_kv_d" + width(d) + "_f32",
-                        Dim3.of(b * kvh, tiles(op, sk)), Dim3.of(THREADS), 0, kv);
+                if (tensorCores) {
+                    backend.kernels().launch(MMA_BACKWARD_GROUP, "attention_backward_kv_mma_d" + width(d) + halfSuffix(q),
+                            Dim3.of(b * kvh, tiles(op, sk, MMA_TILE)), Dim3.of(THREADS), 0, kv);
+                } else {
+                    backend.kernels().launch(GROUP, "attention_backward_kv_d" + width(d) + "_f32",
+                            Dim3.of(b * kvh, tiles(op, sk)), Dim3.of(THREADS), 0, kv);
+                }
             }
             KernelArgs qArgs = in.qkv(mask).pointer(address(dOut)).struct(operand(dOut.layout()), Strided.ALIGN)
                     .pointer(address(lse)).pointer(rowDots.address())
                     .pointer(dq.address()).struct(operand(dqLayout), Strided.ALIGN).struct(problem, 4);
-            backend.kernels().launch(GROUP, "attention_backward_q_d" + width(d) + "_f32", queryGrid(in), Dim3.of(THREADS), 0, qArgs);
+            if (tensorCores) {
+                backend.kernels().launch(MMA_BACKWARD_GROUP, "attention_backward_q_mma_d" + width(d) + halfSuffix(q),
+                        Dim3.of(b * h, tiles(op, sq, MMA_TILE)), Dim3.of(THREADS), 0, qArgs);
+            } else {
+                backend.kernels().launch(GROUP, "attention_backward_q_d" + width(d) + "_f32", queryGrid(in), Dim3.of(THREADS), 0, qArgs);
+            }
             return grads;
         } finally {
             rowDots.release();
@@ -147,7 +163,14 @@ final class CudaAttentionKernels implements AttentionKernels {
         return tiles;
     }
 
-    private static boolean isHalf(DType t) { return t == DType.BFLOAT16 || t == DType.FLOAT16; }
+    /** Whether q, k, v are all bfloat16 or all float16: the tensor-core kernels read them as they are. */
+    private static boolean tensorCores(Tensor q, Tensor k, Tensor v) {
+        DType t = q.dtype();
+        return (t == DType.BFLOAT16 || t == DType.FLOAT16) && k.dtype() == t && v.dtype() == t;
+    }
+
+    /** The tensor-core kernels' dtype suffix. */
+    private static String halfSuffix(Tensor q) { return q.dtype() == DType.BFLOAT16 ? "_bf16" : "_f16"; }
 
     /** The kernels' {@code Problem}: heads, kvHeads, sq, sk, d, causal (ints), scale (float). */
     private static byte[] problem(Inputs in, boolean causal, double scale) {
@@ -174,8 +197,10 @@ final class CudaAttentionKernels implements AttentionKernels {
         if (used.storage() != original.storage()) used.storage().release();
     }
 
-    /** q, k, v as float32 (half inputs widened into temporaries released after the launches). */
+    /** q, k, v as the kernels read them: as they are, or float32 (half inputs widened into temporaries released after the launches). */
     private record Inputs(Tensor q, Tensor k, Tensor v, Tensor qIn, Tensor kIn, Tensor vIn) {
+        static Inputs asIs(Tensor q, Tensor k, Tensor v) { return new Inputs(q, k, v, q, k, v); }
+
         static Inputs widen(Tensor q, Tensor k, Tensor v) {
             return new Inputs(float32(q), float32(k), float32(v), q, k, v);
         }

@@ -31,6 +31,7 @@ class PtxasBudgetTest {
             Map.entry("optim", new Budget(48, 0)),
             Map.entry("attention", new Budget(128, 36_864)),
             Map.entry("attention_mma", new Budget(160, 36_864)),
+            Map.entry("attention_mma_backward", new Budget(255, 43_648)),
             Map.entry("conv", new Budget(72, 128)),
             Map.entry("conv_implicit", new Budget(96, 8192)),
             Map.entry("channel_norm", new Budget(48, 128)),

@@ -21,8 +21,8 @@ import java.util.Locale;
  * {@value #WARMUPS} with the stream synchronised around them. One line per case:
  * {@code symbiont <precision> <causal|full> <seq> <forward ms> <forward+backward ms> <forward TFLOP/s> <forward+backward TFLOP/s>},
  * FLOPs counted as FlashAttention-2's paper does (4·b·h·pairs·d forward, 2.5 times that backward)
- * for comparison with {@code attention_torch.py}. The bf16 forward runs on tensor cores
- * ({@code attention_mma.cu}); its backward widens q, k, v to float32 and runs the float32 kernels.
+ * for comparison with {@code attention_torch.py}. The bf16 forward and backward run on tensor cores
+ * ({@code attention_mma.cu}, {@code attention_mma_backward.cu}).
  * Arguments: seq values (default 1024 … 16384); {@code --interpreted} first runs it on the PTX
  * interpreter (a smoke run: give small seq values).
  */

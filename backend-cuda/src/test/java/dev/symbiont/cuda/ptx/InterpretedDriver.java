@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The {@link Driver} of one simulated device that executes the modules' PTX. Streams run their
@@ -38,6 +39,7 @@ public final class InterpretedDriver implements Driver {
     /** Instructions executed by every interpreted device in this JVM, for the speed the build reports. */
     private static final AtomicLong ALL_INSTRUCTIONS = new AtomicLong();
     private final AtomicLong launches = new AtomicLong();
+    private volatile Consumer<String> launchWatcher = name -> { };
 
     /** A device of 4 GiB. */
     public InterpretedDriver() { this(4L << 30); }
@@ -53,6 +55,9 @@ public final class InterpretedDriver implements Driver {
 
     /** Kernel launches so far. */
     public long launches() { return launches.get(); }
+
+    /** Tells {@code watcher} the name of every kernel launched from now on (a test asserts which kernels ran). */
+    public void watchLaunches(Consumer<String> watcher) { this.launchWatcher = watcher; }
 
     @Override public String describe() { return "PTX interpreter"; }
 
@@ -164,6 +169,7 @@ public final class InterpretedDriver implements Driver {
         }
         MemorySegment params = parameters(code, args.args());
         launches.incrementAndGet();
+        launchWatcher.accept(code.name);
         new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, n -> {
             instructions.addAndGet(n);
             ALL_INSTRUCTIONS.addAndGet(n);
