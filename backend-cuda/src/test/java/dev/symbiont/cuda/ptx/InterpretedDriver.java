@@ -38,6 +38,7 @@ public final class InterpretedDriver implements Driver {
     /** Instructions executed by every interpreted device in this JVM, for the speed the build reports. */
     private static final AtomicLong ALL_INSTRUCTIONS = new AtomicLong();
     private final AtomicLong launches = new AtomicLong();
+    private final java.util.Map<String, AtomicLong> launchesByKernel = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A device of 4 GiB. */
     public InterpretedDriver() { this(4L << 30); }
@@ -53,6 +54,12 @@ public final class InterpretedDriver implements Driver {
 
     /** Kernel launches so far. */
     public long launches() { return launches.get(); }
+
+    /** Launches of the kernel named {@code kernel} (e.g. {@code ssd_chunk_scan_f32}) so far. */
+    public long launches(String kernel) {
+        AtomicLong n = launchesByKernel.get(kernel);
+        return n == null ? 0 : n.get();
+    }
 
     @Override public String describe() { return "PTX interpreter"; }
 
@@ -164,6 +171,7 @@ public final class InterpretedDriver implements Driver {
         }
         MemorySegment params = parameters(code, args.args());
         launches.incrementAndGet();
+        launchesByKernel.computeIfAbsent(code.name, name -> new AtomicLong()).incrementAndGet();
         new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, n -> {
             instructions.addAndGet(n);
             ALL_INSTRUCTIONS.addAndGet(n);
