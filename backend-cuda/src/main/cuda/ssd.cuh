@@ -11,6 +11,8 @@
 
 #define SSD_TILE 16
 #define SSD_MAX_CHUNK 256
+// Warps a block of the backward's per-position kernels (CudaSsd.WARPS).
+#define SSD_WARPS 4
 
 struct SsdDims {
     int batch, len, heads, p, groups, n, q, chunks;

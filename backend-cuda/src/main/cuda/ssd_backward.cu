@@ -8,6 +8,8 @@
 //   ssd_dx                      a warp per position: dx, the direct part of ddt, and x.gy for dD
 //   ssd_dbc                     a warp per position: dB and dC per head, and the two dot products the
 //                               gradient of cum needs from them
+//                               (both: SSD_WARPS warps a block; the exp weights of the chunk's other
+//                               positions are computed once per warp into shared memory, not per lane)
 //   ssd_dcum                    a block per (batch, chunk, head): dcum_l, its reverse cumsum r_l,
 //                               ddt += A*r_l and the chunk's part of dA, sum_l dt_l*r_l
 //   ssd_group_sum, ssd_head_sum dB and dC over each group's heads, dA and dD over batch and chunks
@@ -66,6 +68,7 @@ __device__ __forceinline__ SsdPosition ssd_position(const SsdDims& d, long long 
 // ddt_s (its direct part) = x_s . v_s; dDPart_s = x_s . gy_s.
 extern "C" __global__ void ssd_dx_f32(SsdDims d, const float* x, const float* dt, const float* B, const float* D, const float* gy,
                                       const float* cum, const float* CB, const float* dOut, float* dx, float* ddt, float* dDPart) {
+    __shared__ float weights[SSD_WARPS][SSD_MAX_CHUNK];
     long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
     if (row >= (long long)d.batch * d.len * d.heads) return;
@@ -75,11 +78,13 @@ extern "C" __global__ void ssd_dx_f32(SsdDims d, const float* x, const float* dt
     const float* hout = dOut + ssd_chunk_head(d, q.b, q.k, q.h) * d.p * d.n;
     const float* bRow = B + ssd_row(d, q.b, q.t, q.g, d.groups, d.n);
     float cs = cumk[q.s], toEnd = expf(cumk[d.q - 1] - cs), dts = dt[row], ddtPart = 0.0f, dPart = 0.0f;
+    // The weights of the positions after s, shared by the warp's lanes (each p reads them all).
+    float* weight = weights[threadIdx.x / 32];
+    for (int l = q.s + lane; l < q.last; l += 32) weight[l] = expf(cumk[l] - cs) * cb[(long long)l * d.q + q.s];
+    __syncwarp();
     for (int p = lane; p < d.p; p += 32) {
         float v = 0.0f, fromState = 0.0f;
-        for (int l = q.s; l < q.last; ++l) {
-            v += expf(cumk[l] - cs) * cb[(long long)l * d.q + q.s] * gy[ssd_row(d, q.b, q.k * d.q + l, q.h, d.heads, d.p) + p];
-        }
+        for (int l = q.s; l < q.last; ++l) v += weight[l] * gy[ssd_row(d, q.b, q.k * d.q + l, q.h, d.heads, d.p) + p];
         for (int n = 0; n < d.n; ++n) fromState += hout[(long long)p * d.n + n] * bRow[n];
         v += toEnd * fromState;
         long long i = row * d.p + p;
@@ -102,6 +107,7 @@ extern "C" __global__ void ssd_dx_f32(SsdDims d, const float* x, const float* dt
 extern "C" __global__ void ssd_dbc_f32(SsdDims d, const float* x, const float* dt, const float* B, const float* C, const float* gy,
                                        const float* cum, const float* gx, const float* entering, const float* dOut,
                                        float* dBh, float* dCh, float* offDot, float* stateDot) {
+    __shared__ float weights[SSD_WARPS][2][SSD_MAX_CHUNK];
     long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
     if (row >= (long long)d.batch * d.len * d.heads) return;
@@ -115,15 +121,18 @@ extern "C" __global__ void ssd_dbc_f32(SsdDims d, const float* x, const float* d
     long long bRow = ssd_row(d, q.b, q.t, q.g, d.groups, d.n);
     float ci = cumk[q.s], dts = dt[row], offSum = 0.0f, stateSum = 0.0f;
     float fromStart = expf(ci), toEnd = expf(cumk[d.q - 1] - ci) * dts;
+    // The weights of the positions up to i (for dC) and from i (for dB), shared by the warp's lanes.
+    float* before = weights[threadIdx.x / 32][0];
+    float* after = weights[threadIdx.x / 32][1];
+    for (int j = lane; j < q.last; j += 32) {
+        before[j] = j <= q.s ? expf(ci - cumk[j]) * dtk[(long long)j * d.heads] * gxk[(long long)q.s * d.q + j] : 0.0f;
+        after[j] = j >= q.s ? expf(cumk[j] - ci) * gxk[(long long)j * d.q + q.s] : 0.0f;
+    }
+    __syncwarp();
     for (int n = lane; n < d.n; n += 32) {
         float dc = 0.0f, db = 0.0f, off = 0.0f, state = 0.0f;
-        for (int j = 0; j <= q.s; ++j) {
-            dc += expf(ci - cumk[j]) * dtk[(long long)j * d.heads] * gxk[(long long)q.s * d.q + j]
-                    * B[ssd_row(d, q.b, q.k * d.q + j, q.g, d.groups, d.n) + n];
-        }
-        for (int l = q.s; l < q.last; ++l) {
-            db += expf(cumk[l] - ci) * gxk[(long long)l * d.q + q.s] * C[ssd_row(d, q.b, q.k * d.q + l, q.g, d.groups, d.n) + n];
-        }
+        for (int j = 0; j <= q.s; ++j) dc += before[j] * B[ssd_row(d, q.b, q.k * d.q + j, q.g, d.groups, d.n) + n];
+        for (int l = q.s; l < q.last; ++l) db += after[l] * C[ssd_row(d, q.b, q.k * d.q + l, q.g, d.groups, d.n) + n];
         for (int p = 0; p < d.p; ++p) {
             off += gy[row * d.p + p] * hin[(long long)p * d.n + n];
             state += x[row * d.p + p] * hout[(long long)p * d.n + n];
