@@ -22,7 +22,8 @@
 #   backend-cuda/gpu-check.sh scan      on the GPU machine, after prepare, within 5 minutes of its own: the scan
 #                                       kernels (linear scan block-local vs grid-wide, 4 and 1024 sequences,
 #                                       L 2K..64K; selective scan at Mamba-130M/1.4B widths, forward and
-#                                       forward+backward, GB/s); results in $OUT/scan.txt
+#                                       forward+backward, GB/s; Mamba-2's SSD chunked vs as a selective scan at
+#                                       Mamba-2-130M widths, L 2K..16K); results in $OUT/scan.txt
 #   backend-cuda/gpu-check.sh conv      on the GPU machine, after prepare, within 8 minutes of its own: conv2d 3x3 at
 #                                       ResNet-50's stage widths (batch 64, forward and forward+backward, fp32) and a
 #                                       ResNet-50 training step (batch 64, 224x224) next to PyTorch (cuDNN); $OUT/conv.txt

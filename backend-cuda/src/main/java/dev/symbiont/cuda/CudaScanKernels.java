@@ -23,6 +23,8 @@ import java.nio.ByteOrder;
  * float additions, and so the last bits, may vary from run to run); dA, dD and ddeltaBias are
  * summed over the batch by a second kernel in a fixed order.
  *
+ * <p>Mamba-2's chunked SSD runs {@link CudaSsd} ({@code ssd.cu}, {@code ssd_backward.cu}).
+ *
  * <p>Empty operands, more than {@value #MAX_STATES} states, a batch above the grid's
  * {@value #MAX_BATCH} or a linear scan of rank above {@value Strided#MAX_RANK} run the inherited
  * reference, counted by {@link Fallbacks}.
@@ -35,10 +37,24 @@ final class CudaScanKernels extends ReferenceScan {
 
     private final FusedOperands io;
     private final CudaLinearScan linear;
+    private final CudaSsd ssd;
 
     CudaScanKernels(CudaBackend backend) {
         this.io = new FusedOperands(backend);
         this.linear = new CudaLinearScan(backend);
+        this.ssd = new CudaSsd(backend);
+    }
+
+    @Override
+    public SsdResult ssdChunked(SsdArgs args) {
+        SsdResult r = ssd.forward(args);
+        return r != null ? r : super.ssdChunked(args);
+    }
+
+    @Override
+    public SsdGrads ssdChunkedBackward(SsdArgs args, SsdResult forward, Tensor gradY, Tensor gradFinalState) {
+        SsdGrads g = ssd.backward(args, forward, gradY, gradFinalState);
+        return g != null ? g : super.ssdChunkedBackward(args, forward, gradY, gradFinalState);
     }
 
     @Override

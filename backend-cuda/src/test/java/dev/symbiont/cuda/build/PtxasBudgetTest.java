@@ -37,7 +37,9 @@ class PtxasBudgetTest {
             Map.entry("channel_norm", new Budget(48, 128)),
             Map.entry("linear", new Budget(40, 0)),
             Map.entry("moe", new Budget(96, 12_800)),
-            Map.entry("scan", new Budget(128, 8192)));
+            Map.entry("scan", new Budget(128, 8192)),
+            Map.entry("ssd", new Budget(48, 4096)),
+            Map.entry("ssd_backward", new Budget(128, 8192)));
 
     private static final Pattern FUNCTION = Pattern.compile("Compiling entry function '(\\w+)' for '(sm_\\d+)'");
     private static final Pattern SPILLS = Pattern.compile("(\\d+) bytes spill stores, (\\d+) bytes spill loads");

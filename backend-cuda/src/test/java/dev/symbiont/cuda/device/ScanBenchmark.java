@@ -3,6 +3,7 @@ package dev.symbiont.cuda.device;
 import dev.symbiont.core.Generator;
 import dev.symbiont.core.Scope;
 import dev.symbiont.core.Tensor;
+import dev.symbiont.core.autograd.GradMode;
 import dev.symbiont.core.backend.Backends;
 import dev.symbiont.core.fused.scan.ScanKernels;
 import dev.symbiont.core.fused.scan.ScanKernels.SelectiveScanArgs;
@@ -11,7 +12,10 @@ import dev.symbiont.cuda.CudaBackend;
 import dev.symbiont.cuda.driver.Driver;
 import dev.symbiont.cuda.jcuda.JCudaDriver;
 import dev.symbiont.cuda.ptx.InterpretedDriver;
+import dev.symbiont.nn.mamba.Ssd;
+import dev.symbiont.nn.mamba.SsdScan;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -28,6 +32,10 @@ import java.util.Locale;
  *       them (delta, B and C transposed views of (batch, L, ·) projections) or all contiguous:
  *       {@code selective <d_inner> <model|contiguous> <forward ms> <forward+backward ms> <forward GB/s>},
  *       the forward's bytes being u, delta, z, out (batch, d_inner, L) and B, C (batch, N, L) once.</li>
+ *   <li>Mamba-2's SSD at Mamba-2-130M's widths (24 heads of P 64, N 128, one group, D, batch 1,
+ *       L 2K … 16K) in its two forms, the chunked kernels ({@code Ssd.chunked}, chunks of 256) and
+ *       the selective scan ({@code SsdScan.scan}), through autograd as the mixer runs them:
+ *       {@code ssd <chunked|scan> <L> <forward ms> <forward+backward ms>}.</li>
  * </ul>
  * Each time is the mean of {@value #ITERATIONS} calls after {@value #WARMUPS}, the stream
  * synchronised around them. {@code --interpreted} runs it on the PTX interpreter at tiny sizes (a smoke run).
@@ -62,6 +70,9 @@ public final class ScanBenchmark {
                 for (String layout : new String[] {"model", "contiguous"}) {
                     System.out.println(selective(backend, kernels, width, layout, interpreted ? 1 : 4, interpreted ? 130 : 2048));
                 }
+            }
+            for (int len : interpreted ? new int[] {40} : new int[] {2048, 8192, 16384}) {
+                for (String form : new String[] {"chunked", "scan"}) System.out.println(ssd(backend, form, len, interpreted));
             }
         }
         backend.emptyCache();
@@ -105,6 +116,40 @@ public final class ScanBenchmark {
         double bytes = 4.0 * (4.0 * batch * width * len + 2.0 * batch * n * len);
         return String.format(Locale.ROOT, "selective %d %s %.3f %.3f %.1f", width, layout, forwardMs, bothMs,
                 bytes / (forwardMs * 1e-3) / 1e9);
+    }
+
+    private static String ssd(CudaBackend backend, String form, int len, boolean interpreted) {
+        int heads = interpreted ? 2 : 24, p = interpreted ? 4 : 64, n = interpreted ? 8 : 128, chunk = interpreted ? 16 : 256;
+        Generator g = new Generator(3);
+        List<Tensor> in = List.of(Tensor.randn(g, 1, len, heads, p), Tensor.rand(g, 1, len, heads).mul(0.1),
+                Tensor.rand(g, heads).neg(), Tensor.randn(g, 1, len, 1, n), Tensor.randn(g, 1, len, 1, n), Tensor.randn(g, heads));
+        for (Tensor t : in) t.requiresGrad(true);
+        Tensor gradY = Tensor.randn(g, 1, len, heads, p);
+        java.util.function.Supplier<Ssd.Output> run = () -> form.equals("chunked")
+                ? Ssd.chunked(in.get(0), in.get(1), in.get(2), in.get(3), in.get(4), in.get(5), null, chunk)
+                : SsdScan.scan(in.get(0), in.get(1), in.get(2), in.get(3), in.get(4), in.get(5), null);
+        double forwardMs = time(backend, () -> {
+            try (var noGrad = GradMode.disabled()) {
+                release(run.get());
+            }
+        });
+        double bothMs = time(backend, () -> {
+            Ssd.Output o = run.get();
+            o.y().backward(gradY);
+            release(o);
+            for (Tensor t : in) {
+                t.grad().storage().release();
+                t.zeroGrad();
+            }
+        });
+        for (Tensor t : in) t.storage().release();
+        gradY.storage().release();
+        return String.format(Locale.ROOT, "ssd %s %d %.3f %.3f", form, len, forwardMs, bothMs);
+    }
+
+    private static void release(Ssd.Output o) {
+        o.y().storage().release();
+        o.finalState().storage().release();
     }
 
     private static void release(SelectiveScanResult r) {

@@ -14,7 +14,6 @@ import dev.symbiont.cuda.ptx.InterpretedDriver;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -82,13 +81,16 @@ class CudaAttentionMmaBackwardTest {
         Tensor gq = half(cuda, q, qShape, dtype), gk = half(cuda, k, kShape, dtype), gv = half(cuda, v, kShape, dtype);
         Tensor out = floats(cuda, forward.output().toFloatArray(), qShape);
         Tensor lse = floats(cuda, forward.logsumexp().toFloatArray(), new int[] {batch, heads, sq});
-        List<String> launched = new ArrayList<>();
-        driver.watchLaunches(launched::add);
+        String suffix = "_d" + (d <= 64 ? 64 : 128) + (dtype == DType.BFLOAT16 ? "_bf16" : "_f16");
+        List<String> kernels = List.of("attention_rowdot_f32", "attention_backward_kv_mma" + suffix, "attention_backward_q_mma" + suffix);
+        long before = driver.launches();
+        long[] each = kernels.stream().mapToLong(driver::launches).toArray();
         AttentionGrads actual = cuda.fused(AttentionKernels.FAMILY).attentionBackward(floats(cuda, gradOut, qShape), gq, gk, gv,
                 mask(cuda, mask, qShape, sk), causal, scale, out, lse);
-        String suffix = "_d" + (d <= 64 ? 64 : 128) + (dtype == DType.BFLOAT16 ? "_bf16" : "_f16");
-        assertEquals(List.of("attention_rowdot_f32", "attention_backward_kv_mma" + suffix, "attention_backward_q_mma" + suffix),
-                launched, what + ": the row dots and the tensor-core kernels read the half inputs, no widening casts");
+        assertEquals(before + kernels.size(), driver.launches(), what + ": three launches, no widening casts");
+        for (int i = 0; i < kernels.size(); i++) {
+            assertEquals(each[i] + 1, driver.launches(kernels.get(i)), what + ": the row dots and the tensor-core kernels ran");
+        }
 
         Bounds bounds = new Bounds(wq.toFloatArray(), wk.toFloatArray(), wv.toFloatArray(), gradOut, mask, qShape, sk, causal,
                 scale, dtype == DType.BFLOAT16 ? 0x1p-8 : 0x1p-11);

@@ -13,8 +13,9 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * The {@link Driver} of one simulated device that executes the modules' PTX. Streams run their
@@ -39,7 +40,7 @@ public final class InterpretedDriver implements Driver {
     /** Instructions executed by every interpreted device in this JVM, for the speed the build reports. */
     private static final AtomicLong ALL_INSTRUCTIONS = new AtomicLong();
     private final AtomicLong launches = new AtomicLong();
-    private volatile Consumer<String> launchWatcher = name -> { };
+    private final Map<String, AtomicLong> launchesByKernel = new ConcurrentHashMap<>();
 
     /** A device of 4 GiB. */
     public InterpretedDriver() { this(4L << 30); }
@@ -56,8 +57,11 @@ public final class InterpretedDriver implements Driver {
     /** Kernel launches so far. */
     public long launches() { return launches.get(); }
 
-    /** Tells {@code watcher} the name of every kernel launched from now on (a test asserts which kernels ran). */
-    public void watchLaunches(Consumer<String> watcher) { this.launchWatcher = watcher; }
+    /** Launches of the kernel named {@code kernel} (e.g. {@code ssd_chunk_scan_f32}) so far. */
+    public long launches(String kernel) {
+        AtomicLong n = launchesByKernel.get(kernel);
+        return n == null ? 0 : n.get();
+    }
 
     @Override public String describe() { return "PTX interpreter"; }
 
@@ -169,7 +173,7 @@ public final class InterpretedDriver implements Driver {
         }
         MemorySegment params = parameters(code, args.args());
         launches.incrementAndGet();
-        launchWatcher.accept(code.name);
+        launchesByKernel.computeIfAbsent(code.name, name -> new AtomicLong()).incrementAndGet();
         new Launch(code, params, grid, block, code.staticShared, sharedBytes, memory, n -> {
             instructions.addAndGet(n);
             ALL_INSTRUCTIONS.addAndGet(n);

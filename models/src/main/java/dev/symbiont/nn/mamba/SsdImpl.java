@@ -13,8 +13,9 @@ import dev.symbiont.core.fused.scan.ScanKernels;
  * <ul>
  *   <li>{@link #SCAN}: the backend's fused selective scan ({@link SsdScan}), L walked once per
  *       channel — the faster on a CPU;</li>
- *   <li>{@link #CHUNKED}: the chunked matrix-product form ({@link Ssd#chunked}), the one that
- *       wins where matrix products are cheap and a sequential walk is not (a GPU);</li>
+ *   <li>{@link #CHUNKED}: the chunked matrix-product form ({@link Ssd#chunked}, the scan family's
+ *       {@code ssd_chunked}: tensor ops on the CPU, its own kernels on cuda), the one that should
+ *       win where matrix products are cheap and a sequential walk is not (a GPU; not yet measured);</li>
  *   <li>{@link #AUTO}: {@link #SCAN} where the backend has its own selective-scan kernels,
  *       {@link #CHUNKED} where the scan would run its materialising reference.</li>
  * </ul>

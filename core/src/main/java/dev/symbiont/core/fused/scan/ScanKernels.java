@@ -4,8 +4,8 @@ import dev.symbiont.core.Tensor;
 import dev.symbiont.core.fused.Family;
 
 /**
- * The scan family's contract: the first-order linear recurrence and Mamba's selective scan,
- * each with its backward. Semantics and shapes are {@link Scans}'s; inputs carry no autograd
+ * The scan family's contract: the first-order linear recurrence, Mamba's selective scan and
+ * Mamba-2's chunked SSD, each with its backward. Semantics and shapes are {@link Scans}'s; inputs carry no autograd
  * history, may have any strides and have passed {@link Scans}'s checks. {@link ReferenceScan}
  * is the reference: it materialises ΔA and ΔB·u, (batch, d_inner, L, N) each, and walks L with
  * tensor ops, which a backend's kernel should never do.
@@ -93,4 +93,59 @@ public interface ScanKernels {
     /** One gradient per {@link SelectiveScanArgs} tensor, each of its shape; null where the input is absent. */
     record SelectiveScanGrads(Tensor du, Tensor ddelta, Tensor dA, Tensor dB, Tensor dC, Tensor dD, Tensor dz,
                               Tensor ddeltaBias, Tensor dInitialState) {}
+
+    /**
+     * Mamba-2's SSD in its chunked matrix form (mamba-ssm's {@code mamba_chunk_scan_combined}):
+     * per head, h_t = exp(Δ_t·A)·h_{t−1} + Δ_t·x_t B_tᵀ (h (P, N), h_{−1} the initial state or 0),
+     * y_t = h_t C_t + D·x_t, computed chunk by chunk ({@link Scans#ssdChunked}). The default is the
+     * reference composition of tensor ops on this backend's primitives, which a backend with its
+     * own kernels overrides.
+     */
+    default SsdResult ssdChunked(SsdArgs args) { return SsdChunks.forward(args); }
+
+    /**
+     * Gradients of {@link #ssdChunked} for every input args holds (null for an absent one); the
+     * default reruns the reference composition under autograd.
+     *
+     * @param forward        what this family's {@link #ssdChunked} returned for {@code args}
+     * @param gradY          null or (batch, L, heads, P), the gradient of y
+     * @param gradFinalState null or (batch, heads, P, N), the gradient of the final state; not both null
+     */
+    default SsdGrads ssdChunkedBackward(SsdArgs args, SsdResult forward, Tensor gradY, Tensor gradFinalState) {
+        return SsdChunks.backward(args, gradY, gradFinalState);
+    }
+
+    /**
+     * The chunked SSD's operands, as kernels see them (any strides).
+     *
+     * @param x            (batch, L, heads, P), L ≥ 1
+     * @param dt           Δ after its bias and softplus, (batch, L, heads)
+     * @param A            (heads), one (negative) scalar per head
+     * @param B            (batch, L, groups, N), groups dividing heads; head h reads group h / (heads / groups)
+     * @param C            (batch, L, groups, N)
+     * @param D            null or (heads): the skip y += D·x
+     * @param initialState null (h_{−1} = 0) or h_{−1}, (batch, heads, P, N)
+     * @param chunk        Q, the chunk length (≥ 1; mamba-ssm: 256); L ≤ Q is one chunk of L
+     */
+    record SsdArgs(Tensor x, Tensor dt, Tensor A, Tensor B, Tensor C, Tensor D, Tensor initialState, int chunk) {
+        public int batch() { return x.size(0); }
+        public int length() { return x.size(1); }
+        public int heads() { return x.size(2); }
+        public int headDim() { return x.size(3); }
+        public int groups() { return B.size(2); }
+        public int states() { return B.size(3); }
+        /** The chunk length the form runs: Q, or L when L is shorter. */
+        public int chunkLength() { return Math.min(chunk, length()); }
+        public int chunks() { return (length() + chunkLength() - 1) / chunkLength(); }
+    }
+
+    /**
+     * The chunked SSD's output y (batch, L, heads, P), its final state h_{L−1} (batch, heads, P, N),
+     * which carries a gradient in this form, and whatever the kernels keep for the backward
+     * (null for the reference).
+     */
+    record SsdResult(Tensor y, Tensor finalState, Tensor saved) {}
+
+    /** One gradient per {@link SsdArgs} tensor, each of its shape; null where the input is absent. */
+    record SsdGrads(Tensor dx, Tensor ddt, Tensor dA, Tensor dB, Tensor dC, Tensor dD, Tensor dInitialState) {}
 }

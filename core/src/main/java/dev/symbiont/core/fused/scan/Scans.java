@@ -27,14 +27,20 @@ import java.util.Arrays;
  * B and C are input-dependent ("selective"): (batch, N, L), or grouped (batch, G, N, L) where
  * channel d reads group d / (d_inner / G). The final state h_{L−1} is returned on request; it
  * carries no gradient (as in mamba-ssm).
+ *
+ * <p>{@link #ssdChunked}: Mamba-2's SSD (Dao &amp; Gu 2024, §6), the selective SSM whose A is one
+ * scalar per head, in its chunked matrix form (mamba-ssm's {@code mamba_chunk_scan_combined}).
+ * Its final state carries a gradient.
  */
 public final class Scans {
     private Scans() {}
 
     static final String LINEAR = "linear_scan";
     static final String SELECTIVE = "selective_scan";
+    static final String SSD = "ssd_chunked";
     private static final FusedOp<ScanKernels> LINEAR_SCAN = FusedOp.of(ScanKernels.FAMILY, LINEAR, OpCategory.SCAN);
     private static final FusedOp<ScanKernels> SELECTIVE_SCAN = FusedOp.of(ScanKernels.FAMILY, SELECTIVE, OpCategory.SCAN);
+    private static final FusedOp<ScanKernels> SSD_CHUNKED = FusedOp.of(ScanKernels.FAMILY, SSD, OpCategory.SCAN);
 
     /** {@link #linearScan(Tensor, Tensor, int, Tensor)} from h_{−1} = 0. */
     public static Tensor linearScan(Tensor a, Tensor b, int dim) {
@@ -140,6 +146,73 @@ public final class Scans {
                             gr.dz(), gr.ddeltaBias(), gr.dInitialState()};
                 }, u, delta, A, B, C, D, z, deltaBias, initialState);
         return new ScanOutput(out, forward[0].lastState());
+    }
+
+    /** The chunked SSD's output y (batch, L, heads, P) and final state (batch, heads, P, N), both differentiable. */
+    public record SsdOutput(Tensor y, Tensor finalState) {}
+
+    /**
+     * Mamba-2's SSD, computed in chunks of Q positions so that the work is matrix products
+     * ({@link ScanKernels#ssdChunked}); per head, with h (P, N) and h_{−1} = the initial state or 0:
+     * <pre>
+     *   h_t = exp(Δ_t·A)·h_{t−1} + Δ_t·x_t B_tᵀ
+     *   y_t = h_t C_t + D·x_t
+     * </pre>
+     * Differentiable w.r.t. every input, through y and through the final state.
+     *
+     * @param x            (batch, L, heads, P)
+     * @param dt           Δ after its bias and softplus, (batch, L, heads)
+     * @param A            (heads), negative
+     * @param B            (batch, L, groups, N), groups dividing heads; head h reads group h / (heads / groups)
+     * @param C            (batch, L, groups, N)
+     * @param D            null or (heads): the skip y += D·x
+     * @param initialState null (zeros) or h_{−1}, (batch, heads, P, N)
+     * @param chunk        Q, the chunk length (mamba-ssm: 256); L ≤ Q is one chunk of L
+     * @throws IllegalArgumentException naming the op and every shape when they disagree, L is 0,
+     *         the chunk is below 1, an operand is not float32 or they live on different backends
+     */
+    public static SsdOutput ssdChunked(Tensor x, Tensor dt, Tensor A, Tensor B, Tensor C, Tensor D, Tensor initialState,
+                                       int chunk) {
+        checkSsd(SSD, x, dt, A, B, C, D, initialState);
+        if (chunk <= 0) throw new IllegalArgumentException(SSD + ": the chunk length must be at least 1, got " + chunk);
+        ScanKernels.SsdArgs args = new ScanKernels.SsdArgs(x.detach(), dt.detach(), A.detach(), B.detach(), C.detach(),
+                detach(D), detach(initialState), chunk);
+        int q = args.chunkLength();
+        long flops = 2L * x.numel() * (q + 2L * B.size(3)) + 2L * B.numel() / B.size(2) * x.size(2) * q;
+        long bytes = FusedOp.bytes(x, dt, A, B, C, D, initialState, x, initialState);
+        FusedOp.Pair out = SSD_CHUNKED.runPair(x.backend(), flops, bytes,
+                k -> {
+                    ScanKernels.SsdResult r = k.ssdChunked(args);
+                    return new FusedOp.PairResult<>(r.y(), r.finalState(), new ScanKernels.SsdResult(null, null, r.saved()));
+                },
+                (k, saved, gy, gFinal) -> {
+                    ScanKernels.SsdGrads g = k.ssdChunkedBackward(args, saved, gy, gFinal);
+                    return new Tensor[] {g.dx(), g.ddt(), g.dA(), g.dB(), g.dC(), g.dD(), g.dInitialState()};
+                }, x, dt, A, B, C, D, initialState);
+        return new SsdOutput(out.first(), out.second());
+    }
+
+    /**
+     * Throws, naming {@code op} and every shape, unless the inputs are those {@link #ssdChunked}
+     * documents (the SSD's other forms check the same).
+     */
+    public static void checkSsd(String op, Tensor x, Tensor dt, Tensor A, Tensor B, Tensor C, Tensor D, Tensor initialState) {
+        Checks.sameBackend(op, x, dt, A, B, C, D, initialState);
+        Checks.float32(op, x, dt, A, B, C, D, initialState);
+        boolean ok = x.dim() == 4 && x.size(1) > 0;
+        if (ok) {
+            int batch = x.size(0), len = x.size(1), heads = x.size(2), p = x.size(3);
+            ok = Arrays.equals(dt.shape(), new int[] {batch, len, heads}) && Arrays.equals(A.shape(), new int[] {heads})
+                    && B.dim() == 4 && B.size(0) == batch && B.size(1) == len && B.size(2) > 0 && heads % B.size(2) == 0
+                    && Arrays.equals(C.shape(), B.shape()) && (D == null || Arrays.equals(D.shape(), new int[] {heads}))
+                    && (initialState == null || Arrays.equals(initialState.shape(), new int[] {batch, heads, p, B.size(3)}));
+        }
+        if (!ok) {
+            throw new IllegalArgumentException(op + ": expected x (batch, L ≥ 1, heads, P), dt (batch, L, heads), A (heads), "
+                    + "B and C (batch, L, groups, N) with groups dividing heads, D (heads) or none, initial state "
+                    + "(batch, heads, P, N) or none; got x " + shape(x) + ", dt " + shape(dt) + ", A " + shape(A) + ", B "
+                    + shape(B) + ", C " + shape(C) + ", D " + shape(D) + ", initial state " + shape(initialState));
+        }
     }
 
     /** The argument checks; each message names the op and the shapes. */

@@ -8,7 +8,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The linear and selective scans, forward and every gradient, against the reference: L of 1
  * and L not a multiple of a kernel's chunk, N ∈ {1, 4, 16}, with and without z, D, deltaBias
- * and softplus, grouped B/C, and transposed or strided operands.
+ * and softplus, grouped B/C, and transposed or strided operands. Mamba-2's chunked SSD, y and
+ * the final state and every gradient through both: the chunk dividing L or not, L ≤ Q, groups
+ * below heads, with and without D and an initial state, and strided operands.
  */
 public abstract class ScanConformance extends ConformanceBase {
 
@@ -78,5 +80,34 @@ public abstract class ScanConformance extends ConformanceBase {
             Tensor z = in.transposed(2, 5, 19);
             return Scans.selectiveScan(u, delta, a, b, c, in.randn(5), z, in.randn(5), softplus);
         }, SCAN);
+    }
+
+    @ParameterizedTest(name = "batch {0}, L {1}, heads {2}, P {3}, groups {4}, N {5}, chunk {6}, D {7}, h0 {8}")
+    @CsvSource({
+            "2, 11, 4, 3, 2, 5, 4, true, true",
+            "1, 9, 3, 5, 1, 4, 9, false, false",
+            "2, 1, 2, 2, 2, 3, 4, true, false",
+            "1, 13, 2, 4, 1, 7, 5, false, true",
+            "1, 6, 2, 3, 2, 2, 16, true, true"})
+    void ssdChunkedMatchesReferenceForwardAndBackward(int batch, int len, int heads, int p, int groups, int n, int chunk,
+                                                     boolean skip, boolean initial) {
+        assertMatchesReference("ssd chunked", in -> ssdYAndFinalState(Scans.ssdChunked(in.randn(batch, len, heads, p),
+                in.uniform(0.05, 0.6, batch, len, heads), in.uniform(-1.5, -0.2, heads), in.randn(batch, len, groups, n),
+                in.randn(batch, len, groups, n), skip ? in.randn(heads) : null,
+                initial ? in.randn(batch, heads, p, n) : null, chunk)), SCAN);
+    }
+
+    @ParameterizedTest(name = "chunk {0}")
+    @CsvSource({"3", "8"})
+    void ssdChunkedOnStridedOperandsMatchesReference(int chunk) {
+        assertMatchesReference("ssd chunked views", in -> ssdYAndFinalState(Scans.ssdChunked(
+                in.randn(2, 3, 7, 4).permute(0, 2, 1, 3), in.uniform(0.05, 0.6, 2, 3, 7).transpose(1, 2),
+                in.uniform(-1.5, -0.2, 6).slice(0, 0, 6, 2), in.strided(2, 7, 1, 5), in.randn(2, 1, 7, 5).transpose(1, 2),
+                in.randn(3), in.randn(2, 3, 5, 4).transpose(2, 3), chunk)), SCAN);
+    }
+
+    /** y and the final state flattened into one tensor, so the gradient weights reach both. */
+    static Tensor ssdYAndFinalState(Scans.SsdOutput o) {
+        return Tensor.cat(java.util.List.of(o.y().reshape(-1), o.finalState().reshape(-1)), 0);
     }
 }
