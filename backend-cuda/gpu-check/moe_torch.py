@@ -55,11 +55,11 @@ def mixtral(d, hidden, experts):
     try:
         from transformers import MixtralConfig
         from transformers.models.mixtral.modeling_mixtral import MixtralSparseMoeBlock
-    except ImportError:
+        block = MixtralSparseMoeBlock(MixtralConfig(hidden_size=d, intermediate_size=hidden, num_local_experts=experts,
+                                                    num_experts_per_tok=TOP_K))
+    except Exception as e:  # not installed, or a version whose block is built differently
         block = SparseMoe(d, hidden, experts)
-        return block, block, "this script's copy of the block"
-    block = MixtralSparseMoeBlock(MixtralConfig(hidden_size=d, intermediate_size=hidden, num_local_experts=experts,
-                                                num_experts_per_tok=TOP_K))
+        return block, block, f"this script's copy of the block ({type(e).__name__}: {e})"
 
     def apply(x):
         out = block(x.unsqueeze(0))
