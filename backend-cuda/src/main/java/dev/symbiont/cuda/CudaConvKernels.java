@@ -113,12 +113,10 @@ final class CudaConvKernels extends ReferenceConv {
     }
 
     /** Whether {@code -Dsymbiont.cuda.conv} (read at every call) names the implicit GEMM rather than im2col, the default. */
-    static boolean implicitGemm() {
-        String v = System.getProperty(ROUTE_PROPERTY, "im2col").trim();
-        if (v.equalsIgnoreCase("implicit")) return true;
-        if (v.equalsIgnoreCase("im2col")) return false;
-        throw new IllegalArgumentException("-D" + ROUTE_PROPERTY + " must be im2col or implicit, got '" + v + "'");
-    }
+    static boolean implicitGemm() { return PropertyChoice.read(ROUTE_PROPERTY, Route.IM2COL) == Route.IMPLICIT; }
+
+    /** How a dense or grouped convolution's forward runs. */
+    enum Route { IM2COL, IMPLICIT }
 
     /** The forward as one implicit-GEMM kernel with the bias in its epilogue ({@code conv_implicit.cu}). */
     private Tensor implicitConv(Tensor x, Tensor w, Tensor bias, ConvGeometry g) {

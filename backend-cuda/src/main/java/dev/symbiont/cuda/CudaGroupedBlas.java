@@ -32,11 +32,7 @@ final class CudaGroupedBlas {
     CudaGroupedBlas(FusedOperands io) { this.io = io; }
 
     /** The route {@code -Dsymbiont.cuda.moeGemm=kernel|blas} names (read at every call), {@link Route#KERNEL} when unset. */
-    static Route configured() {
-        String v = System.getProperty(PROPERTY, "kernel").trim();
-        for (Route r : Route.values()) if (r.name().equalsIgnoreCase(v)) return r;
-        throw new IllegalArgumentException("-D" + PROPERTY + " must be kernel or blas, got '" + v + "'");
-    }
+    static Route configured() { return PropertyChoice.read(PROPERTY, Route.KERNEL); }
 
     /** x (R, in) · W_e (in, out) over each expert's rows; result (R, out). */
     Tensor forward(Tensor x, List<Tensor> weights, Tensor groupSizes) {

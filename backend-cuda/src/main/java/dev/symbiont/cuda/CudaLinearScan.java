@@ -10,7 +10,6 @@ import dev.symbiont.cuda.driver.KernelArgs;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Locale;
 
 /**
  * The linear scan h_t = a_t·h_{t−1} + b_t and its backward on {@code scan.cu}, float32 operands of
@@ -45,14 +44,7 @@ final class CudaLinearScan {
     CudaLinearScan(CudaBackend backend) { this.io = new FusedOperands(backend); }
 
     /** The variant {@code -Dsymbiont.cuda.linearScan} names, {@link Variant#AUTO} when unset. */
-    static Variant configured() {
-        String v = System.getProperty(PROPERTY, "auto").trim().toUpperCase(Locale.ROOT);
-        try {
-            return Variant.valueOf(v);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("-D" + PROPERTY + " must be auto, block or grid, got '" + System.getProperty(PROPERTY) + "'");
-        }
-    }
+    static Variant configured() { return PropertyChoice.read(PROPERTY, Variant.AUTO); }
 
     /** The variant that runs {@code sequences} sequences of {@code len} steps under {@code choice}. */
     static Variant choose(Variant choice, long sequences, int len) {
