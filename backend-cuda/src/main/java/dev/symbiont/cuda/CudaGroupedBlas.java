@@ -97,8 +97,11 @@ final class CudaGroupedBlas {
                 calls.add(CudaMatmul.call(a, b, p.m(), p.n(), p.k(), p.aOffset(), p.bOffset(), c, 0, 0, 1, GemmCall.MathMode.DEFAULT));
             }
             CudaStorage pointers = pointers(be, calls);
-            be.blas().groupedGemm(calls, pointers.address());
-            pointers.release();
+            try {
+                be.blas().groupedGemm(calls, pointers.address());
+            } finally {
+                pointers.release();
+            }
         } finally {
             operands.forEach(MatrixOperand::releaseCopy);
         }
