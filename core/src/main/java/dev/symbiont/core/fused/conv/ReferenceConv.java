@@ -50,15 +50,15 @@ public class ReferenceConv implements ConvKernels {
         Tensor table = Im2col.table(x.backend(), g);
         int n = g.batch(), c = g.channels(), window = g.kernelH() * g.kernelW(), cells = g.outH() * g.outW();
         Tensor cols = Im2col.columns(x, table, Double.NEGATIVE_INFINITY).reshape(n, c, window, cells);
-        Tensor out = cols.amax(new int[] {2}, false).reshape(g.outputShape());
+        Tensor max = cols.amax(new int[] {2}, true);                                                   // (N, C, 1, L)
         // An all −∞ window takes its first in-bounds cell (as the kernels and torch do), not a padding tap.
         // (Window positions are small, so choosing between them in float32 is exact.)
-        Tensor firstInBounds = table.lt(g.inH() * g.inW()).to(DType.FLOAT32).reshape(1, 1, window, cells).argmax(2, true);
-        Tensor allInf = cols.amax(new int[] {2}, true).eq(Double.NEGATIVE_INFINITY);
+        Tensor firstInBounds = table.lt(g.inH() * g.inW()).reshape(1, 1, window, cells).argmax(2, true);   // lt gives 0/1 float32
+        Tensor allInf = max.eq(Double.NEGATIVE_INFINITY);
         Tensor which = allInf.where(firstInBounds.to(DType.FLOAT32).expand(n, c, 1, cells),
                 cols.argmax(2, true).to(DType.FLOAT32)).to(DType.INT64);                        // (N, C, 1, L)
         Tensor indices = table.reshape(1, 1, window, cells).expand(n, c, window, cells).gather(2, which);
-        return new MaxPoolResult(out, indices.reshape(g.outputShape()));
+        return new MaxPoolResult(max.reshape(g.outputShape()), indices.reshape(g.outputShape()));
     }
 
     @Override
