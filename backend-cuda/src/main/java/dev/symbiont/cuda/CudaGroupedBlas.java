@@ -34,6 +34,9 @@ final class CudaGroupedBlas {
     /** The route {@code -Dsymbiont.cuda.moeGemm=kernel|blas} names (read at every call), {@link Route#KERNEL} when unset. */
     static Route configured() { return PropertyChoice.read(PROPERTY, Route.KERNEL); }
 
+    /** Whether the grouped GEMMs run here rather than on the own kernels. */
+    static boolean selected() { return configured() == Route.BLAS; }
+
     /** x (R, in) · W_e (in, out) over each expert's rows; result (R, out). */
     Tensor forward(Tensor x, List<Tensor> weights, Tensor groupSizes) {
         io.backend().enter();

@@ -131,7 +131,7 @@ final class CudaMoeKernels extends ReferenceMoe {
     @Override
     public Tensor groupedMatmul(Tensor x, List<Tensor> weights, Tensor groupSizes) {
         if (!groupedReady(GROUPED_MATMUL, x, weights)) return super.groupedMatmul(x, weights, groupSizes);
-        if (CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) return groupedBlas.forward(x, weights, groupSizes);
+        if (CudaGroupedBlas.selected()) return groupedBlas.forward(x, weights, groupSizes);
         return grouped.forward(x, weights, groupSizes);
     }
 
@@ -141,7 +141,7 @@ final class CudaMoeKernels extends ReferenceMoe {
         if (!groupedReady(op, x, weights) || !FusedOperands.nonEmptyFloats(op, gradOut)) {
             return super.groupedMatmulBackward(gradOut, x, weights, groupSizes);
         }
-        if (CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) return groupedBlas.backward(gradOut, x, weights, groupSizes);
+        if (CudaGroupedBlas.selected()) return groupedBlas.backward(gradOut, x, weights, groupSizes);
         return grouped.backward(gradOut, x, weights, groupSizes);
     }
 
@@ -149,7 +149,7 @@ final class CudaMoeKernels extends ReferenceMoe {
     @Override
     public GatedRows groupedSwiglu(Tensor x, List<Tensor> gate, List<Tensor> up, Tensor groupSizes, boolean keep) {
         if (!groupedReady(GROUPED_SWIGLU, x, gate) || !FusedOperands.nonEmptyFloats(GROUPED_SWIGLU, up.toArray(new Tensor[0]))
-                || CudaGroupedBlas.configured() == CudaGroupedBlas.Route.BLAS) {
+                || CudaGroupedBlas.selected()) {
             return super.groupedSwiglu(x, gate, up, groupSizes, keep);
         }
         return grouped.swiglu(x, gate, up, groupSizes, keep);
